@@ -1,0 +1,59 @@
+/**
+ * `ragwatch start`: the whole pipeline in one process with its two HTTP servers.
+ * @module
+ */
+import type { RagwatchConfig } from './config/schema.ts';
+import { silentLogger, type Logger } from './log.ts';
+import { Pipeline } from './pipeline.ts';
+import { createApiApp } from './server/api-app.ts';
+import { createIngestApp } from './server/ingest-app.ts';
+import { listen, type RunningServer } from './server/serve.ts';
+
+/** A running `ragwatch start`. */
+export interface RunningApp {
+  pipeline: Pipeline;
+  otlp: RunningServer;
+  http: RunningServer;
+  /** Stops ingest, finishes in-flight scoring within the grace period, closes servers. Idempotent. */
+  shutdown(): Promise<void>;
+}
+
+/** Starts ingest + pipeline + metrics servers. The judge loads in the background (see `/readyz`). */
+export async function startApp(config: RagwatchConfig, logger: Logger = silentLogger): Promise<RunningApp> {
+  const pipeline = new Pipeline({ config });
+  const { server } = config;
+  const ingest = createIngestApp({
+    onSpans: (spans) => pipeline.ingestSpans(spans, 'otlp'),
+    maxBodyBytes: server.maxBodyBytes,
+    maxConcurrentRequests: server.maxConcurrentRequests,
+    ...(server.bearerToken ? { bearerToken: server.bearerToken } : {}),
+    onReject: (reason) => pipeline.instruments.dropped.inc({ stage: 'ingest', reason }),
+  });
+  const api = createApiApp({ registry: pipeline.instruments.registry, ready: () => pipeline.ready });
+  const http = await listen(api, server.host, server.httpPort);
+  let otlp: RunningServer;
+  try {
+    otlp = await listen(ingest, server.host, server.otlpPort);
+  } catch (err) {
+    await http.close();
+    throw err;
+  }
+  pipeline.start().then(
+    () => logger.info({ judge: pipeline.judge.kind }, 'judge ready'),
+    (err: unknown) => logger.error({ err }, 'judge failed to start; triplets will be counted as failed'),
+  );
+  logger.info({ otlp: `http://${server.host}:${otlp.port}/v1/traces`, metrics: `http://${server.host}:${http.port}/metrics` }, 'ragwatch started');
+
+  let stopping: Promise<void> | undefined;
+  return {
+    pipeline,
+    otlp,
+    http,
+    shutdown: () =>
+      (stopping ??= (async () => {
+        await otlp.close();
+        await pipeline.shutdown();
+        await http.close();
+      })()),
+  };
+}

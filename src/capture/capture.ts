@@ -1,0 +1,106 @@
+/**
+ * The capture stage: spans in (from OTLP or the in-process processor), assembled per trace,
+ * mapped by convention, latency recorded for every generation, triplets out.
+ * @module
+ */
+import { TraceAssembler } from './assembler.ts';
+import { buildTriplets, type BuildOptions } from './build-triplets.ts';
+import { DEFAULT_MAPPERS } from './mappers/index.ts';
+import type { CapturedSpan, ConventionMapper, GenerationOutcome } from './types.ts';
+import type { RagwatchConfig } from '../config/schema.ts';
+import type { Instruments } from '../metrics/instruments.ts';
+import { LabelBound } from '../metrics/label-bound.ts';
+import type { Triplet } from '../triplet.ts';
+
+/** Options of {@link Capture}. */
+export interface CaptureOptions {
+  config: RagwatchConfig['capture'];
+  instruments: Instruments;
+  /** Receives every captured triplet (sampling happens there). Must not throw. */
+  onTriplet: (triplet: Triplet) => void;
+  /** Receives every outcome, including incomplete ones (for `extract --explain`). */
+  onOutcome?: (outcome: GenerationOutcome) => void;
+  mappers?: readonly ConventionMapper[];
+  /** Sweep period, milliseconds. Default: a quarter of `traceIdleMs`, at least 50. */
+  sweepIntervalMs?: number;
+}
+
+export class Capture {
+  readonly #assembler: TraceAssembler;
+  readonly #instruments: Instruments;
+  readonly #build: BuildOptions;
+  readonly #onTriplet: (t: Triplet) => void;
+  readonly #onOutcome: ((o: GenerationOutcome) => void) | undefined;
+  readonly #services = new LabelBound(50);
+  readonly #models = new LabelBound(50);
+  #timer: NodeJS.Timeout | undefined;
+
+  constructor(options: CaptureOptions) {
+    const c = options.config;
+    this.#instruments = options.instruments;
+    this.#onTriplet = options.onTriplet;
+    this.#onOutcome = options.onOutcome;
+    this.#build = { mappers: options.mappers ?? DEFAULT_MAPPERS, defaultService: c.defaultService, maxTextChars: c.maxTextChars };
+    this.#assembler = new TraceAssembler(
+      { maxTraces: c.maxTraces, maxSpansPerTrace: c.maxSpansPerTrace, traceIdleMs: c.traceIdleMs, traceMaxAgeMs: c.traceMaxAgeMs },
+      (spans) => this.#assemble(spans),
+      (reason) => this.#instruments.dropped.inc({ stage: 'capture', reason }),
+    );
+    const interval = options.sweepIntervalMs ?? Math.max(50, Math.floor(c.traceIdleMs / 4));
+    this.#timer = setInterval(() => this.#assembler.sweep(), interval);
+    this.#timer.unref();
+    this.#instruments.queueCapacity.set({ stage: 'capture_traces' }, c.maxTraces);
+  }
+
+  /** Buffers spans for assembly. Never throws. */
+  addSpans(spans: readonly CapturedSpan[], source: 'otlp' | 'processor'): void {
+    this.#instruments.spansReceived.inc({ source }, spans.length);
+    for (const span of spans) this.#assembler.add(span);
+    this.#instruments.queueSize.set({ stage: 'capture_traces' }, this.#assembler.size);
+  }
+
+  /** Assembles every buffered trace now. */
+  forceFlush(): Promise<void> {
+    this.#assembler.flushAll();
+    return Promise.resolve();
+  }
+
+  /** Stops the sweep timer and assembles what is buffered. Idempotent. */
+  shutdown(): Promise<void> {
+    if (this.#timer) clearInterval(this.#timer);
+    this.#timer = undefined;
+    return this.forceFlush();
+  }
+
+  #assemble(spans: CapturedSpan[]): void {
+    let outcomes: GenerationOutcome[];
+    try {
+      outcomes = buildTriplets(spans, this.#build);
+    } catch {
+      // A mapper bug must never take the pipeline down: count it and move on.
+      this.#instruments.dropped.inc({ stage: 'capture', reason: 'mapper_error' }, spans.length);
+      return;
+    }
+    for (const outcome of outcomes) {
+      this.#instruments.generationsSeen.inc({ convention: outcome.mapper });
+      this.#onOutcome?.(outcome);
+      if (outcome.kind === 'incomplete') {
+        this.#instruments.incomplete.inc({ missing: outcome.missing[0] });
+        continue;
+      }
+      const t = outcome.triplet;
+      this.#instruments.captured.inc({ convention: t.convention });
+      this.#recordLatency(t);
+      this.#onTriplet(t);
+    }
+    this.#instruments.queueSize.set({ stage: 'capture_traces' }, this.#assembler.size);
+  }
+
+  #recordLatency(t: Triplet): void {
+    const labels = { service: this.#services.get(t.service), model: this.#models.get(t.model) };
+    const { ttftMs, tpotMs, durationMs } = t.latency;
+    this.#instruments.duration.observe(labels, durationMs / 1000);
+    if (ttftMs !== undefined) this.#instruments.ttft.observe(labels, ttftMs / 1000);
+    if (tpotMs !== undefined) this.#instruments.tpot.observe(labels, tpotMs / 1000);
+  }
+}

@@ -1,0 +1,148 @@
+/**
+ * `RagwatchSpanProcessor`: the capture path inside the host's OpenTelemetry SDK.
+ * `onEnd` only appends the span to a bounded buffer (drop newest when full, counted): no I/O,
+ * no await, no throw. Conversion, assembly, sampling and scoring run on an unref'd timer.
+ * @module
+ */
+import { diag, type Context } from '@opentelemetry/api';
+import type { CapturedSpan, CapturedEvent, Attributes } from './types.ts';
+import { defaultConfig, loadConfig } from '../config/load.ts';
+import type { RagwatchConfig, RagwatchConfigInput } from '../config/schema.ts';
+import { errorMessage } from '../errors.ts';
+import { Pipeline } from '../pipeline.ts';
+import { withTracingSuppressed } from '../suppress-tracing.ts';
+
+type HrTime = [number, number];
+
+/** The parts of an SDK `ReadableSpan` ragwatch reads (identical in sdk-trace-base 2.x and sdk-trace 3.x). */
+export interface ReadableSpanLike {
+  name: string;
+  kind: number;
+  spanContext(): { traceId: string; spanId: string };
+  parentSpanContext?: { spanId: string } | undefined;
+  startTime: HrTime;
+  endTime: HrTime;
+  attributes: Attributes;
+  events: ReadonlyArray<{ name: string; time: HrTime; attributes?: Attributes | undefined }>;
+  droppedEventsCount?: number;
+  resource: { attributes: Attributes };
+  instrumentationScope?: { name: string };
+}
+
+/** Options of {@link RagwatchSpanProcessor}; all optional. */
+export interface RagwatchSpanProcessorOptions {
+  /** Configuration (same keys as `config/ragwatch.yaml`); invalid values fall back to defaults with a warning. */
+  config?: RagwatchConfigInput;
+  /** Use an existing pipeline instead of creating one. */
+  pipeline?: Pipeline;
+  /** Spans buffered between `onEnd` and the next drain; newest dropped beyond it. Default 2048. */
+  maxQueueSize?: number;
+  /** Drain period, milliseconds. Default 200. */
+  scheduledDelayMillis?: number;
+}
+
+function hrToMs(t: HrTime): number {
+  return t[0] * 1000 + t[1] / 1e6;
+}
+
+/** Converts an SDK span into ragwatch's span model. */
+export function fromReadableSpan(span: ReadableSpanLike): CapturedSpan {
+  const ctx = span.spanContext();
+  const events: CapturedEvent[] = span.events.map((e) => ({ name: e.name, timeMs: hrToMs(e.time), attributes: e.attributes ?? {} }));
+  const out: CapturedSpan = {
+    traceId: ctx.traceId,
+    spanId: ctx.spanId,
+    name: span.name,
+    kind: span.kind,
+    startMs: hrToMs(span.startTime),
+    endMs: hrToMs(span.endTime),
+    attributes: span.attributes,
+    events,
+    droppedEventsCount: span.droppedEventsCount ?? 0,
+    resource: span.resource.attributes,
+    scope: span.instrumentationScope?.name ?? '',
+  };
+  const parent = span.parentSpanContext?.spanId;
+  if (parent) out.parentSpanId = parent;
+  return out;
+}
+
+function resolveConfig(input: RagwatchConfigInput | undefined): RagwatchConfig {
+  try {
+    return loadConfig({ overrides: (input ?? {}) as Record<string, unknown> });
+  } catch (err) {
+    // A monitoring plugin must never crash its host: warn and run on defaults.
+    diag.warn(`ragwatch: ${errorMessage(err)}; using defaults`);
+    return defaultConfig();
+  }
+}
+
+export class RagwatchSpanProcessor {
+  /** The pipeline this processor feeds (its `instruments.registry` holds the metrics). */
+  readonly pipeline: Pipeline;
+  readonly #ownsPipeline: boolean;
+  readonly #maxQueueSize: number;
+  #buffer: ReadableSpanLike[] = [];
+  #dropped = 0;
+  #timer: NodeJS.Timeout | undefined;
+  #shutdown: Promise<void> | undefined;
+
+  constructor(options: RagwatchSpanProcessorOptions = {}) {
+    this.#ownsPipeline = options.pipeline === undefined;
+    this.pipeline = options.pipeline ?? new Pipeline({ config: resolveConfig(options.config) });
+    this.#maxQueueSize = options.maxQueueSize ?? 2048;
+    this.#timer = setInterval(() => this.#drain(), options.scheduledDelayMillis ?? 200);
+    this.#timer.unref();
+    if (this.#ownsPipeline) {
+      withTracingSuppressed(() => this.pipeline.start()).catch((err: unknown) => diag.error(`ragwatch: judge failed to start: ${errorMessage(err)}`));
+    }
+  }
+
+  onStart(_span: unknown, _parentContext: Context): void {}
+
+  onEnd(span: ReadableSpanLike): void {
+    if (this.#shutdown) return;
+    if (this.#buffer.length >= this.#maxQueueSize) {
+      if (this.#dropped++ === 0) diag.warn('ragwatch: span buffer full, dropping spans');
+      return;
+    }
+    this.#buffer.push(span);
+  }
+
+  /** Drains buffered spans into the pipeline and waits until they are scored. */
+  async forceFlush(): Promise<void> {
+    this.#drain();
+    await this.pipeline.forceFlush();
+  }
+
+  /** Drains, stops the timer and shuts the pipeline down (if this processor created it). Idempotent. */
+  shutdown(): Promise<void> {
+    this.#shutdown ??= (async () => {
+      if (this.#timer) clearInterval(this.#timer);
+      this.#drain();
+      if (this.#ownsPipeline) await this.pipeline.shutdown();
+    })();
+    return this.#shutdown;
+  }
+
+  #drain(): void {
+    const batch = this.#buffer;
+    if (batch.length === 0 && this.#dropped === 0) return;
+    this.#buffer = [];
+    if (this.#dropped > 0) {
+      this.pipeline.instruments.dropped.inc({ stage: 'processor', reason: 'queue_full' }, this.#dropped);
+      diag.warn(`ragwatch: dropped ${this.#dropped} spans because the processor buffer was full`);
+      this.#dropped = 0;
+    }
+    const spans: CapturedSpan[] = [];
+    for (const s of batch) {
+      try {
+        spans.push(fromReadableSpan(s));
+      } catch {
+        this.pipeline.instruments.dropped.inc({ stage: 'processor', reason: 'unreadable_span' });
+      }
+    }
+    // Ragwatch's own work (judge calls, Kafka sends) must not be traced back into the host's pipeline.
+    withTracingSuppressed(() => this.pipeline.ingestSpans(spans, 'processor'));
+  }
+}

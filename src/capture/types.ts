@@ -1,0 +1,92 @@
+/**
+ * Capture stage contracts: the span model every source (in-process SDK spans, OTLP JSON,
+ * OTLP protobuf) is normalised into, and the convention-mapper plug point.
+ * @module
+ */
+import type { Convention, Source, Triplet } from '../triplet.ts';
+
+/** An attribute value after decoding (OTLP AnyValue, or an SDK attribute). */
+export type AttrValue = string | number | boolean | null | AttrValue[] | { [key: string]: AttrValue };
+export type Attributes = Record<string, AttrValue | undefined>;
+
+/** A span event (e.g. first-chunk markers, content events). */
+export interface CapturedEvent {
+  name: string;
+  /** Epoch milliseconds. */
+  timeMs: number;
+  attributes: Attributes;
+}
+
+/** A finished span in ragwatch's own, source-independent shape. */
+export interface CapturedSpan {
+  traceId: string;
+  spanId: string;
+  parentSpanId?: string;
+  name: string;
+  /** OTel API SpanKind (INTERNAL=0 … CONSUMER=4). */
+  kind: number;
+  /** Epoch milliseconds. */
+  startMs: number;
+  /** Epoch milliseconds. */
+  endMs: number;
+  attributes: Attributes;
+  events: CapturedEvent[];
+  /** Events the SDK evicted; a first-chunk event may be among them. */
+  droppedEventsCount: number;
+  resource: Attributes;
+  scope: string;
+}
+
+/** A log record (OTel GenAI content arrives as logs), joined to its span by ids. */
+export interface CapturedLog {
+  traceId?: string;
+  spanId?: string;
+  eventName?: string;
+  timeMs: number;
+  body: AttrValue | undefined;
+  attributes: Attributes;
+}
+
+/** What a convention mapper reads off a generation (LLM) span. */
+export interface GenerationFields {
+  /** The user's question (last user message), when the span records it. */
+  query?: string;
+  response?: string;
+  model?: string;
+  /** Sources the generation itself carries (e.g. parsed from the prompt by the custom mapper). */
+  sources?: Source[];
+  inputTokens?: number;
+  outputTokens?: number;
+}
+
+/** What a convention mapper reads off a retrieval (retriever/reranker/tool) span. */
+export interface RetrievalFields {
+  query?: string;
+  sources?: Source[];
+}
+
+/** Role of a span in a RAG request. */
+export type SpanRole = 'generation' | 'retrieval';
+
+/**
+ * One instrumentation convention (OpenInference, OTel GenAI, …). Pure functions of a span:
+ * no I/O, no state, never throw on odd attribute values.
+ */
+export interface ConventionMapper {
+  readonly name: Convention;
+  /** The span's role under this convention, or `undefined` when the convention does not apply. */
+  role(span: CapturedSpan): SpanRole | undefined;
+  generation(span: CapturedSpan): GenerationFields;
+  retrieval(span: CapturedSpan): RetrievalFields;
+}
+
+/** Fields a generation could not be given; the reason a triplet was not emitted. */
+export type MissingField = 'query' | 'sources' | 'response';
+
+/** Outcome of mapping one generation span. */
+export type GenerationOutcome =
+  | { kind: 'triplet'; triplet: Triplet; mapper: Convention }
+  | { kind: 'incomplete'; spanId: string; traceId: string; mapper: Convention; missing: MissingField[] };
+
+/** Receives assembled triplets and incomplete generations. Must not throw. */
+export type TripletSink = (outcome: GenerationOutcome) => void;

@@ -1,0 +1,138 @@
+/**
+ * Loads the configuration: YAML file (optional) → environment overrides → zod validation.
+ * The only module that reads the environment and config files (code-style C7).
+ * @module
+ */
+import { readFileSync } from 'node:fs';
+import { parse as parseYaml } from 'yaml';
+import type { z } from 'zod';
+import { ConfigError } from '../errors.ts';
+import { configSchema, type RagwatchConfig } from './schema.ts';
+
+type EnvKind = 'string' | 'number' | 'list';
+
+/** Environment variable → config key. Documented in docs/configuration.md. */
+export const ENV_OVERRIDES: ReadonlyArray<{ env: string; path: string; kind: EnvKind }> = [
+  { env: 'RAGWATCH_HOST', path: 'server.host', kind: 'string' },
+  { env: 'RAGWATCH_OTLP_PORT', path: 'server.otlpPort', kind: 'number' },
+  { env: 'RAGWATCH_HTTP_PORT', path: 'server.httpPort', kind: 'number' },
+  { env: 'RAGWATCH_BEARER_TOKEN', path: 'server.bearerToken', kind: 'string' },
+  { env: 'RAGWATCH_TRANSPORT', path: 'transport.kind', kind: 'string' },
+  { env: 'RAGWATCH_KAFKA_BROKERS', path: 'transport.kafka.brokers', kind: 'list' },
+  { env: 'RAGWATCH_SAMPLE_RATE', path: 'sampling.rate', kind: 'number' },
+  { env: 'RAGWATCH_JUDGE', path: 'judge.kind', kind: 'string' },
+  { env: 'RAGWATCH_JUDGE_MODEL', path: 'judge.model', kind: 'string' },
+  { env: 'OPENAI_API_KEY', path: 'judge.apiKey', kind: 'string' },
+  { env: 'OPENAI_BASE_URL', path: 'judge.baseUrl', kind: 'string' },
+  { env: 'RAGWATCH_LOG_LEVEL', path: 'log.level', kind: 'string' },
+];
+
+/** Options of {@link loadConfig}; everything optional. */
+export interface LoadConfigOptions {
+  /** Environment to read; default `process.env`. */
+  env?: Record<string, string | undefined>;
+  /** Config file path; default `RAGWATCH_CONFIG` from the environment, else none (embedded defaults). */
+  file?: string;
+  /** Values that win over file and environment (e.g. CLI flags), as a nested object. */
+  overrides?: Record<string, unknown>;
+}
+
+/** Where a config value came from, to name it in error messages. */
+type Origins = Map<string, string>;
+
+function setPath(target: Record<string, unknown>, path: string, value: unknown): void {
+  const keys = path.split('.');
+  let node = target;
+  for (const key of keys.slice(0, -1)) {
+    const next = node[key];
+    if (typeof next !== 'object' || next === null || Array.isArray(next)) node[key] = {};
+    node = node[key] as Record<string, unknown>;
+  }
+  node[keys[keys.length - 1]!] = value;
+}
+
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function deepMerge(base: Record<string, unknown>, over: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...base };
+  for (const [k, v] of Object.entries(over)) {
+    out[k] = isPlainObject(v) && isPlainObject(out[k]) ? deepMerge(out[k], v) : v;
+  }
+  return out;
+}
+
+function convertEnv(raw: string, kind: EnvKind): unknown {
+  if (kind === 'list') return raw.split(',').map((s) => s.trim()).filter(Boolean);
+  if (kind === 'number') {
+    const n = Number(raw);
+    // Keep the raw string when it is not a number so the error shows what was given.
+    return raw.trim() !== '' && Number.isFinite(n) ? n : raw;
+  }
+  return raw;
+}
+
+function readFile(file: string): Record<string, unknown> {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new ConfigError(`cannot read config file ${file} (RAGWATCH_CONFIG): ${(err as Error).message}`, ['RAGWATCH_CONFIG'], 'RAGWATCH_CONFIG_UNREADABLE');
+  }
+  let doc: unknown;
+  try {
+    doc = parseYaml(text);
+  } catch (err) {
+    throw new ConfigError(`config file ${file} is not valid YAML: ${(err as Error).message}`, ['RAGWATCH_CONFIG']);
+  }
+  if (doc === null || doc === undefined) return {};
+  if (!isPlainObject(doc)) throw new ConfigError(`config file ${file} must hold a mapping at the top level`, ['RAGWATCH_CONFIG']);
+  return doc;
+}
+
+function describeIssue(issue: z.core.$ZodIssue, origins: Origins): { key: string; line: string } {
+  const path = issue.path.map(String);
+  const keys = issue.code === 'unrecognized_keys' ? issue.keys.map((k) => [...path, k].join('.')) : [path.join('.')];
+  const key = keys.join(', ') || '(top level)';
+  const origin = origins.get(path.join('.'));
+  const where = origin ? ` (from ${origin})` : '';
+  let what = issue.message;
+  if (issue.code === 'unrecognized_keys') what = 'unknown key; see config/ragwatch.yaml for the allowed keys';
+  return { key, line: `config key "${key}"${where}: ${what}` };
+}
+
+/**
+ * Loads and validates the configuration.
+ * @throws ConfigError naming every offending key (and the env variable it came from).
+ */
+export function loadConfig(options: LoadConfigOptions = {}): RagwatchConfig {
+  const env = options.env ?? process.env;
+  const origins: Origins = new Map();
+  const file = options.file ?? env.RAGWATCH_CONFIG;
+  let raw: Record<string, unknown> = file ? readFile(file) : {};
+  if (file) origins.set('', `file ${file}`);
+
+  const fromEnv: Record<string, unknown> = {};
+  for (const { env: name, path, kind } of ENV_OVERRIDES) {
+    const value = env[name];
+    if (value === undefined || value === '') continue;
+    setPath(fromEnv, path, convertEnv(value, kind));
+    origins.set(path, `env ${name}=${name.includes('KEY') || name.includes('TOKEN') ? '***' : JSON.stringify(value)}`);
+  }
+  raw = deepMerge(raw, fromEnv);
+  if (options.overrides) raw = deepMerge(raw, options.overrides);
+
+  const result = configSchema.safeParse(raw);
+  if (!result.success) {
+    const described = result.error.issues.map((i) => describeIssue(i, origins));
+    const message = ['invalid ragwatch configuration:', ...described.map((d) => `  - ${d.line}`)].join('\n');
+    throw new ConfigError(message, described.map((d) => d.key));
+  }
+  return result.data;
+}
+
+/** The configuration with every default and no overrides (what `config/ragwatch.yaml` documents). */
+export function defaultConfig(): RagwatchConfig {
+  return configSchema.parse({});
+}

@@ -1,0 +1,31 @@
+/**
+ * The ragwatch configuration schema: one zod object per section (`sections/*.ts`).
+ * `config/ragwatch.yaml` documents every key with its default; `docs/configuration.md`
+ * describes the environment overrides.
+ * @module
+ */
+import { z } from 'zod';
+import { captureSection } from './sections/capture.ts';
+import { judgeSection } from './sections/judge.ts';
+import { logSection } from './sections/log.ts';
+import { metricsSection } from './sections/metrics.ts';
+import { samplingSection } from './sections/sampling.ts';
+import { serverSection } from './sections/server.ts';
+import { transportSection } from './sections/transport.ts';
+
+export const configSchema = z
+  .object({
+    server: serverSection.prefault({}),
+    capture: captureSection.prefault({}),
+    sampling: samplingSection.prefault({}),
+    transport: transportSection.prefault({}),
+    judge: judgeSection.prefault({}),
+    metrics: metricsSection.prefault({}),
+    log: logSection.prefault({}),
+  })
+  .strict();
+
+/** User-facing configuration (every key optional). */
+export type RagwatchConfigInput = z.input<typeof configSchema>;
+/** Configuration with every default filled in. */
+export type RagwatchConfig = z.output<typeof configSchema>;

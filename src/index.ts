@@ -1,0 +1,16 @@
+/**
+ * ragwatch public API (named exports only).
+ * @module
+ */
+export { RagwatchSpanProcessor, fromReadableSpan } from './capture/span-processor.ts';
+export type { RagwatchSpanProcessorOptions, ReadableSpanLike } from './capture/span-processor.ts';
+export { Pipeline } from './pipeline.ts';
+export type { PipelineOptions } from './pipeline.ts';
+export { startApp } from './app.ts';
+export type { RunningApp } from './app.ts';
+export { loadConfig, defaultConfig } from './config/load.ts';
+export type { RagwatchConfig, RagwatchConfigInput } from './config/schema.ts';
+export { ConfigError, RagwatchError, OtlpDecodeError } from './errors.ts';
+export type { RagwatchErrorCode } from './errors.ts';
+export { tripletSchema, sampledTripletSchema, scoreRecordSchema, SCHEMA_VERSION, METRIC_NAMES } from './triplet.ts';
+export type { Triplet, SampledTriplet, ScoreRecord, MetricName, Convention, Source } from './triplet.ts';

@@ -1,0 +1,31 @@
+/**
+ * Judge stage contract: scores one sampled triplet. Result objects, never exceptions, at this
+ * boundary; a judge that cannot score says why and never fabricates a number.
+ * @module
+ */
+import type { RagwatchError } from '../errors.ts';
+import type { JudgeKind, MetricName, SampledTriplet, ScoreDetails, Usage } from '../triplet.ts';
+
+/** Scores and explanations of one triplet. */
+export interface JudgeScores {
+  scores: Partial<Record<MetricName, number>>;
+  /** Metrics that have no score, with the reason (e.g. `no_claims`). */
+  skipped: Partial<Record<MetricName, string>>;
+  details: ScoreDetails;
+  usage: Usage;
+}
+
+export type JudgeResult = ({ ok: true } & JudgeScores) | { ok: false; error: RagwatchError; retriable: boolean };
+
+export interface Judge {
+  readonly kind: JudgeKind;
+  /** Model name reported in ScoreRecords, when meaningful. */
+  readonly model?: string;
+  /** True once `init()` has completed (model loaded / endpoint configured). */
+  readonly ready: boolean;
+  /** Loads models or checks configuration. Safe to call more than once. */
+  init(): Promise<void>;
+  score(triplet: SampledTriplet, options?: { signal?: AbortSignal }): Promise<JudgeResult>;
+  /** Idempotent. */
+  shutdown(): Promise<void>;
+}

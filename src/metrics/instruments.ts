@@ -1,0 +1,57 @@
+/**
+ * ragwatch's own prom-client registry and every instrument the pipeline records into.
+ * Never the host's global registry. See docs/metrics.md for what each series means.
+ * @module
+ */
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+/** OTel GenAI bucket advice for `gen_ai.server.time_to_first_token` (seconds). */
+export const TTFT_BUCKETS = [0.001, 0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10];
+/** OTel GenAI bucket advice for `gen_ai.server.time_per_output_token` (seconds). */
+export const TPOT_BUCKETS = [0.01, 0.025, 0.05, 0.075, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.75, 1, 2.5];
+/** OTel GenAI bucket advice for operation durations (seconds). */
+export const DURATION_BUCKETS = [0.01, 0.02, 0.04, 0.08, 0.16, 0.32, 0.64, 1.28, 2.56, 5.12, 10.24, 20.48, 40.96, 81.92];
+/** Linear score buckets 0.1 … 1.0. */
+export const SCORE_BUCKETS = [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1];
+
+/** Options of {@link createInstruments}. */
+export interface InstrumentsOptions {
+  /** Also expose prom-client's default Node process metrics. Default true. */
+  processMetrics?: boolean;
+  /** Extra score bucket bounds (every configured alert threshold). */
+  scoreThresholds?: readonly number[];
+}
+
+/** Builds a fresh registry with every ragwatch instrument. */
+export function createInstruments(options: InstrumentsOptions = {}) {
+  const registry = new Registry();
+  if (options.processMetrics ?? true) collectDefaultMetrics({ register: registry, prefix: 'ragwatch_process_' });
+  const registers = [registry];
+  const scoreBuckets = [...new Set([...SCORE_BUCKETS, ...(options.scoreThresholds ?? [])])].sort((a, b) => a - b);
+
+  return {
+    registry,
+    spansReceived: new Counter({ name: 'ragwatch_spans_received_total', help: 'Spans received, by source (otlp, processor).', labelNames: ['source'], registers }),
+    logsReceived: new Counter({ name: 'ragwatch_logs_received_total', help: 'Log records received (GenAI content events).', labelNames: ['source'], registers }),
+    generationsSeen: new Counter({ name: 'ragwatch_generations_seen_total', help: 'Generation (LLM) spans seen, by convention.', labelNames: ['convention'], registers }),
+    captured: new Counter({ name: 'ragwatch_triplets_captured_total', help: 'Triplets assembled from traces.', labelNames: ['convention'], registers }),
+    incomplete: new Counter({ name: 'ragwatch_triplets_incomplete_total', help: 'Generations not turned into a triplet, by the first missing field.', labelNames: ['missing'], registers }),
+    dropped: new Counter({ name: 'ragwatch_dropped_total', help: 'Items dropped, by pipeline stage and reason.', labelNames: ['stage', 'reason'], registers }),
+    sampled: new Counter({ name: 'ragwatch_triplets_sampled_total', help: 'Captured triplets selected for judging.', labelNames: ['stratum'], registers }),
+    notSampled: new Counter({ name: 'ragwatch_triplets_not_sampled_total', help: 'Captured triplets not selected for judging.', registers }),
+    scored: new Counter({ name: 'ragwatch_triplets_scored_total', help: 'Sampled triplets scored by a judge.', labelNames: ['judge'], registers }),
+    failed: new Counter({ name: 'ragwatch_triplets_failed_total', help: 'Sampled triplets whose scoring failed, by reason.', labelNames: ['reason'], registers }),
+    inFlight: new Gauge({ name: 'ragwatch_triplets_in_flight', help: 'Sampled triplets queued or being scored in this process.', registers }),
+    queueSize: new Gauge({ name: 'ragwatch_queue_size', help: 'Items waiting in a bounded queue, by stage.', labelNames: ['stage'], registers }),
+    queueCapacity: new Gauge({ name: 'ragwatch_queue_capacity', help: 'Capacity of a bounded queue, by stage.', labelNames: ['stage'], registers }),
+    score: new Histogram({ name: 'ragwatch_score_ratio', help: 'Judge scores in [0,1] (higher is better), by metric, judge kind and service.', labelNames: ['metric', 'judge', 'service'], buckets: scoreBuckets, registers }),
+    skipped: new Counter({ name: 'ragwatch_scores_skipped_total', help: 'Metrics not computed for a scored triplet, by reason (never reported as a score).', labelNames: ['metric', 'reason'], registers }),
+    ttft: new Histogram({ name: 'ragwatch_time_to_first_token_seconds', help: 'Time to first token of captured generations.', labelNames: ['service', 'model'], buckets: TTFT_BUCKETS, registers }),
+    tpot: new Histogram({ name: 'ragwatch_time_per_output_token_seconds', help: 'Time per output token after the first, of captured generations.', labelNames: ['service', 'model'], buckets: TPOT_BUCKETS, registers }),
+    duration: new Histogram({ name: 'ragwatch_response_duration_seconds', help: 'Duration of captured generations.', labelNames: ['service', 'model'], buckets: DURATION_BUCKETS, registers }),
+    judgeDuration: new Histogram({ name: 'ragwatch_judge_duration_seconds', help: 'Time to score one triplet, by judge kind.', labelNames: ['judge'], buckets: DURATION_BUCKETS, registers }),
+  };
+}
+
+/** Every instrument the pipeline records into. */
+export type Instruments = ReturnType<typeof createInstruments>;

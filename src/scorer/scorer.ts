@@ -1,0 +1,87 @@
+/**
+ * The scoring loop: each delivered triplet is judged, turned into a ScoreRecord, recorded into
+ * the metrics and handed to the record sinks. A judge failure is counted, never turned into a score.
+ * @module
+ */
+import type { Judge } from '../judges/types.ts';
+import type { Instruments } from '../metrics/instruments.ts';
+import { LabelBound } from '../metrics/label-bound.ts';
+import type { HandleResult } from '../transport/types.ts';
+import type { MetricName, SampledTriplet, ScoreRecord } from '../triplet.ts';
+
+/** Options of {@link Scorer}. */
+export interface ScorerOptions {
+  judge: Judge;
+  instruments: Instruments;
+  /** Receives every ScoreRecord (examples buffer, scores topic). Must not throw. */
+  onRecord?: (record: ScoreRecord) => void;
+  /** Receives every failure (DLQ in Kafka mode). Must not throw. */
+  onFailure?: (triplet: SampledTriplet, reason: string, error: Error) => void;
+}
+
+export class Scorer {
+  readonly #judge: Judge;
+  readonly #instruments: Instruments;
+  readonly #onRecord: ((r: ScoreRecord) => void) | undefined;
+  readonly #onFailure: ScorerOptions['onFailure'];
+  readonly #services = new LabelBound(50);
+
+  constructor(options: ScorerOptions) {
+    this.#judge = options.judge;
+    this.#instruments = options.instruments;
+    this.#onRecord = options.onRecord;
+    this.#onFailure = options.onFailure;
+  }
+
+  /** Scores one triplet; the transport acknowledges according to the result. */
+  readonly handle = async (triplet: SampledTriplet): Promise<HandleResult> => {
+    const judge = this.#judge;
+    const started = performance.now();
+    try {
+      const result = await judge.score(triplet);
+      this.#instruments.judgeDuration.observe({ judge: judge.kind }, (performance.now() - started) / 1000);
+      if (!result.ok) {
+        const reason = result.error.code;
+        this.#instruments.failed.inc({ reason });
+        this.#onFailure?.(triplet, reason, result.error);
+        return { status: 'failed', reason };
+      }
+      const record: ScoreRecord = {
+        tripletId: triplet.id,
+        traceId: triplet.traceId,
+        service: triplet.service,
+        stratum: triplet.sampling.stratum,
+        weight: triplet.sampling.weight,
+        timestamp: new Date().toISOString(),
+        judge: judge.model ? { kind: judge.kind, model: judge.model } : { kind: judge.kind },
+        scores: result.scores,
+        skipped: result.skipped,
+        details: result.details,
+        diagnosis: [],
+        usage: result.usage,
+      };
+      if (triplet.route !== undefined) record.route = triplet.route;
+      this.#record(record);
+      this.#instruments.scored.inc({ judge: judge.kind });
+      this.#onRecord?.(record);
+      return { status: 'scored' };
+    } catch (err) {
+      // Judges return result objects; reaching here is a bug in a judge or a sink. Count, never score.
+      this.#instruments.failed.inc({ reason: 'internal_error' });
+      this.#onFailure?.(triplet, 'internal_error', err instanceof Error ? err : new Error(String(err)));
+      return { status: 'failed', reason: 'internal_error' };
+    } finally {
+      this.#instruments.inFlight.dec();
+    }
+  };
+
+  #record(record: ScoreRecord): void {
+    const service = this.#services.get(record.service);
+    for (const [metric, value] of Object.entries(record.scores) as Array<[MetricName, number]>) {
+      this.#instruments.score.observe({ metric, judge: record.judge.kind, service }, value);
+    }
+    for (const [metric, reason] of Object.entries(record.skipped) as Array<[MetricName, string]>) {
+      this.#instruments.skipped.inc({ metric, reason });
+    }
+  }
+}

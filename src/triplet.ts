@@ -1,0 +1,143 @@
+/**
+ * The wire contract (DESIGN §5): the one data type that flows through ragwatch, and the score
+ * record the scorer emits. Every value crossing a process border (Kafka, files, HTTP) is
+ * validated with these zod schemas.
+ * @module
+ */
+import { z } from 'zod';
+
+/** Version of the Triplet/ScoreRecord JSON schema; sent as the Kafka `schema-version` header. */
+export const SCHEMA_VERSION = '1';
+
+/** The instrumentation convention a triplet was mapped from. */
+export const CONVENTIONS = ['genai', 'openinference', 'traceloop', 'vercel-ai', 'langfuse', 'custom'] as const;
+export type Convention = (typeof CONVENTIONS)[number];
+
+/** LLM-judge metrics (THELMA + claim-level faithfulness), all in [0,1], higher is better. */
+export const LLM_METRICS = [
+  'source_precision',
+  'source_fact_precision',
+  'source_query_coverage',
+  'response_precision',
+  'response_query_coverage',
+  'response_self_distinctness',
+  'groundedness',
+  'faithfulness',
+  'hallucination_free',
+] as const;
+
+/** Embedded-judge metrics (bundled embedding model + lexical checks). */
+export const EMBEDDED_METRICS = [
+  'response_self_distinctness',
+  'context_relevancy',
+  'answer_relevancy',
+  'grounding_lexical',
+] as const;
+
+/** Every metric name ragwatch can emit. */
+export const METRIC_NAMES = [...new Set([...LLM_METRICS, ...EMBEDDED_METRICS])] as const;
+export type MetricName = (typeof LLM_METRICS)[number] | (typeof EMBEDDED_METRICS)[number];
+const metricNameSchema = z.enum(METRIC_NAMES as unknown as [MetricName, ...MetricName[]]);
+
+/** One retrieved source (chunk) as the RAG service saw it. */
+export const sourceSchema = z.object({
+  id: z.string().optional(),
+  content: z.string(),
+  score: z.number().optional(),
+  metadata: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).optional(),
+});
+export type Source = z.infer<typeof sourceSchema>;
+
+/** Latency of one generation; every duration in milliseconds. */
+export const latencySchema = z.object({
+  ttftMs: z.number().nonnegative().optional(),
+  tpotMs: z.number().nonnegative().optional(),
+  durationMs: z.number().nonnegative(),
+  inputTokens: z.number().int().nonnegative().optional(),
+  outputTokens: z.number().int().nonnegative().optional(),
+});
+export type Latency = z.infer<typeof latencySchema>;
+
+/** One (query, sources, response) observation of the RAG service, with its latency. */
+export const tripletSchema = z.object({
+  id: z.string().min(1),
+  traceId: z.string().min(1),
+  spanId: z.string().min(1),
+  service: z.string(),
+  route: z.string().optional(),
+  model: z.string().optional(),
+  timestamp: z.string(),
+  query: z.string(),
+  sources: z.array(sourceSchema),
+  response: z.string(),
+  latency: latencySchema,
+  convention: z.enum(CONVENTIONS),
+  redactions: z.record(z.string(), z.number().int().nonnegative()).optional(),
+  /** Free-form span attributes kept for sampling rules (bounded by the mapper). */
+  attributes: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).optional(),
+});
+export type Triplet = z.infer<typeof tripletSchema>;
+
+/** How a triplet was sampled: `weight = 1/p` makes every aggregate unbiased. */
+export const samplingSchema = z.object({
+  weight: z.number().positive().finite(),
+  stratum: z.string(),
+  rule: z.string(),
+});
+export type SamplingInfo = z.infer<typeof samplingSchema>;
+
+export const sampledTripletSchema = tripletSchema.extend({ sampling: samplingSchema });
+export type SampledTriplet = z.infer<typeof sampledTripletSchema>;
+
+export const judgeKindSchema = z.enum(['llm', 'embedded']);
+export type JudgeKind = z.infer<typeof judgeKindSchema>;
+
+const scoreValue = z.number().min(0).max(1);
+
+/** Token/latency cost of scoring one triplet. */
+export const usageSchema = z.object({
+  calls: z.number().int().nonnegative(),
+  inputTokens: z.number().int().nonnegative(),
+  outputTokens: z.number().int().nonnegative(),
+  durationMs: z.number().nonnegative(),
+});
+export type Usage = z.infer<typeof usageSchema>;
+
+/** Per-component verdicts that explain a score (THELMA decompositions and matches). */
+export const detailsSchema = z.object({
+  claims: z
+    .array(
+      z.object({
+        text: z.string(),
+        verdict: z.enum(['supported', 'contradicted', 'not_in_sources']).optional(),
+        essential: z.boolean().optional(),
+      }),
+    )
+    .default([]),
+  subQuestions: z
+    .array(z.object({ text: z.string(), coveredBySources: z.boolean().optional(), coveredByResponse: z.boolean().optional() }))
+    .default([]),
+  sources: z.array(z.object({ index: z.number().int(), essential: z.boolean().optional() })).default([]),
+  redundantSentences: z.array(z.tuple([z.number().int(), z.number().int()])).default([]),
+  /** Response tokens (numbers, entities) that appear nowhere in the sources (embedded judge). */
+  unsupportedTokens: z.array(z.string()).optional(),
+});
+export type ScoreDetails = z.infer<typeof detailsSchema>;
+
+/** The result of judging one sampled triplet. */
+export const scoreRecordSchema = z.object({
+  tripletId: z.string(),
+  traceId: z.string(),
+  service: z.string(),
+  route: z.string().optional(),
+  stratum: z.string(),
+  weight: z.number().positive().finite(),
+  timestamp: z.string(),
+  judge: z.object({ kind: judgeKindSchema, model: z.string().optional() }),
+  scores: z.partialRecord(metricNameSchema, scoreValue),
+  skipped: z.partialRecord(metricNameSchema, z.string()),
+  details: detailsSchema,
+  diagnosis: z.array(z.string()),
+  usage: usageSchema,
+});
+export type ScoreRecord = z.infer<typeof scoreRecordSchema>;
