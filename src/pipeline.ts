@@ -4,7 +4,7 @@
  * @module
  */
 import { Capture } from './capture/capture.ts';
-import type { CapturedSpan, GenerationOutcome } from './capture/types.ts';
+import type { CapturedLog, CapturedSpan, GenerationOutcome } from './capture/types.ts';
 import type { RagwatchConfig } from './config/schema.ts';
 import { EmbeddedJudge } from './judges/embedded/embedded-judge.ts';
 import type { Judge } from './judges/types.ts';
@@ -77,6 +77,11 @@ export class Pipeline {
   /** Feeds finished spans into capture. Never throws. */
   ingestSpans(spans: readonly CapturedSpan[], source: 'otlp' | 'processor'): void {
     this.capture.addSpans(spans, source);
+  }
+
+  /** Feeds log records (GenAI content events) into capture. Never throws. */
+  ingestLogs(logs: readonly CapturedLog[], source: 'otlp' | 'processor'): void {
+    this.capture.addLogs(logs, source);
   }
 
   /** Assembles buffered traces and waits until everything sampled so far is scored. */

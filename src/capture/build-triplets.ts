@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { str } from './attributes.ts';
 import { latencyOf } from './latency.ts';
 import { textFromValue } from './mappers/openinference.ts';
-import type { CapturedSpan, ConventionMapper, GenerationOutcome, MissingField, RetrievalFields, SpanRole } from './types.ts';
+import type { CapturedLog, CapturedSpan, ConventionMapper, GenerationOutcome, MissingField, RetrievalFields, SpanRole } from './types.ts';
 import type { Source, Triplet } from '../triplet.ts';
 
 /** Options of {@link buildTriplets}. */
@@ -66,18 +66,19 @@ function routeOf(spans: readonly CapturedSpan[]): string | undefined {
 }
 
 /** Builds one outcome per generation span of a trace (spans may be in any order). */
-export function buildTriplets(spans: readonly CapturedSpan[], options: BuildOptions): GenerationOutcome[] {
+export function buildTriplets(spans: readonly CapturedSpan[], options: BuildOptions, logs: readonly CapturedLog[] = []): GenerationOutcome[] {
+  const logsOf = (spanId: string) => (logs.length === 0 ? logs : logs.filter((l) => l.spanId === spanId));
   const classified = spans.map((s) => classify(s, options.mappers)).filter((c): c is Classified => c !== undefined);
   const generations = classified.filter((c) => c.role === 'generation');
   if (generations.length === 0) return [];
   const retrievals = classified
     .filter((c) => c.role === 'retrieval')
-    .map((c) => ({ span: c.span, fields: c.mapper.retrieval(c.span) }));
+    .map((c) => ({ span: c.span, fields: c.mapper.retrieval(c.span, logsOf(c.span.spanId)) }));
   const route = routeOf(spans);
   const max = options.maxTextChars;
 
   return generations.map(({ span, mapper }): GenerationOutcome => {
-    const gen = mapper.generation(span);
+    const gen = mapper.generation(span, logsOf(span.spanId));
     const retrieval = pickRetrievals(span, retrievals);
     const sources: Source[] | undefined = gen.sources ?? retrieval?.fields.sources;
     const query = retrieval?.fields.query ?? rootQuery(spans) ?? gen.query;

@@ -6,7 +6,7 @@
 import { TraceAssembler } from './assembler.ts';
 import { buildTriplets, type BuildOptions } from './build-triplets.ts';
 import { DEFAULT_MAPPERS } from './mappers/index.ts';
-import type { CapturedSpan, ConventionMapper, GenerationOutcome } from './types.ts';
+import type { CapturedLog, CapturedSpan, ConventionMapper, GenerationOutcome } from './types.ts';
 import type { RagwatchConfig } from '../config/schema.ts';
 import type { Instruments } from '../metrics/instruments.ts';
 import { LabelBound } from '../metrics/label-bound.ts';
@@ -43,7 +43,7 @@ export class Capture {
     this.#build = { mappers: options.mappers ?? DEFAULT_MAPPERS, defaultService: c.defaultService, maxTextChars: c.maxTextChars };
     this.#assembler = new TraceAssembler(
       { maxTraces: c.maxTraces, maxSpansPerTrace: c.maxSpansPerTrace, traceIdleMs: c.traceIdleMs, traceMaxAgeMs: c.traceMaxAgeMs },
-      (spans) => this.#assemble(spans),
+      (spans, logs) => this.#assemble(spans, logs),
       (reason) => this.#instruments.dropped.inc({ stage: 'capture', reason }),
     );
     const interval = options.sweepIntervalMs ?? Math.max(50, Math.floor(c.traceIdleMs / 4));
@@ -56,6 +56,13 @@ export class Capture {
   addSpans(spans: readonly CapturedSpan[], source: 'otlp' | 'processor'): void {
     this.#instruments.spansReceived.inc({ source }, spans.length);
     for (const span of spans) this.#assembler.add(span);
+    this.#instruments.queueSize.set({ stage: 'capture_traces' }, this.#assembler.size);
+  }
+
+  /** Buffers log records (GenAI content events) to be joined with their spans. Never throws. */
+  addLogs(logs: readonly CapturedLog[], source: 'otlp' | 'processor'): void {
+    this.#instruments.logsReceived.inc({ source }, logs.length);
+    for (const log of logs) this.#assembler.addLog(log);
     this.#instruments.queueSize.set({ stage: 'capture_traces' }, this.#assembler.size);
   }
 
@@ -72,10 +79,10 @@ export class Capture {
     return this.forceFlush();
   }
 
-  #assemble(spans: CapturedSpan[]): void {
+  #assemble(spans: CapturedSpan[], logs: CapturedLog[]): void {
     let outcomes: GenerationOutcome[];
     try {
-      outcomes = buildTriplets(spans, this.#build);
+      outcomes = buildTriplets(spans, this.#build, logs);
     } catch {
       // A mapper bug must never take the pipeline down: count it and move on.
       this.#instruments.dropped.inc({ stage: 'capture', reason: 'mapper_error' }, spans.length);

@@ -76,8 +76,9 @@ export interface ConventionMapper {
   readonly name: Convention;
   /** The span's role under this convention, or `undefined` when the convention does not apply. */
   role(span: CapturedSpan): SpanRole | undefined;
-  generation(span: CapturedSpan): GenerationFields;
-  retrieval(span: CapturedSpan): RetrievalFields;
+  /** @param logs log records joined to this span by trace/span id (OTel GenAI content events). */
+  generation(span: CapturedSpan, logs: readonly CapturedLog[]): GenerationFields;
+  retrieval(span: CapturedSpan, logs: readonly CapturedLog[]): RetrievalFields;
 }
 
 /** Fields a generation could not be given; the reason a triplet was not emitted. */

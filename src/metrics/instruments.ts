@@ -4,6 +4,7 @@
  * @module
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { WeightedHistogram } from './weighted-histogram.ts';
 
 /** OTel GenAI bucket advice for `gen_ai.server.time_to_first_token` (seconds). */
 export const TTFT_BUCKETS = [0.001, 0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10];
@@ -44,7 +45,7 @@ export function createInstruments(options: InstrumentsOptions = {}) {
     inFlight: new Gauge({ name: 'ragwatch_triplets_in_flight', help: 'Sampled triplets queued or being scored in this process.', registers }),
     queueSize: new Gauge({ name: 'ragwatch_queue_size', help: 'Items waiting in a bounded queue, by stage.', labelNames: ['stage'], registers }),
     queueCapacity: new Gauge({ name: 'ragwatch_queue_capacity', help: 'Capacity of a bounded queue, by stage.', labelNames: ['stage'], registers }),
-    score: new Histogram({ name: 'ragwatch_score_ratio', help: 'Judge scores in [0,1] (higher is better), by metric, judge kind and service.', labelNames: ['metric', 'judge', 'service'], buckets: scoreBuckets, registers }),
+    score: new WeightedHistogram({ name: 'ragwatch_score_ratio', help: 'Judge scores in [0,1] (higher is better), observed with the sampling weight, by metric, judge kind and service.', labelNames: ['metric', 'judge', 'service'], buckets: scoreBuckets, registers }),
     skipped: new Counter({ name: 'ragwatch_scores_skipped_total', help: 'Metrics not computed for a scored triplet, by reason (never reported as a score).', labelNames: ['metric', 'reason'], registers }),
     ttft: new Histogram({ name: 'ragwatch_time_to_first_token_seconds', help: 'Time to first token of captured generations.', labelNames: ['service', 'model'], buckets: TTFT_BUCKETS, registers }),
     tpot: new Histogram({ name: 'ragwatch_time_per_output_token_seconds', help: 'Time per output token after the first, of captured generations.', labelNames: ['service', 'model'], buckets: TPOT_BUCKETS, registers }),

@@ -78,7 +78,7 @@ export class Scorer {
   #record(record: ScoreRecord): void {
     const service = this.#services.get(record.service);
     for (const [metric, value] of Object.entries(record.scores) as Array<[MetricName, number]>) {
-      this.#instruments.score.observe({ metric, judge: record.judge.kind, service }, value);
+      this.#instruments.score.observe({ metric, judge: record.judge.kind, service }, value, record.weight, { trace_id: record.traceId });
     }
     for (const [metric, reason] of Object.entries(record.skipped) as Array<[MetricName, string]>) {
       this.#instruments.skipped.inc({ metric, reason });

@@ -1,0 +1,105 @@
+/**
+ * A Prometheus histogram whose observations carry a weight (the sampling weight 1/p), so
+ * `_sum / _count` and bucket ratios stay unbiased when strata are sampled at different rates.
+ * prom-client's Histogram only counts 1 per observation; this implements the same registry
+ * contract (`get()`/`reset()`) with weighted increments and optional exemplars.
+ * @module
+ */
+import type { Metric, Registry } from 'prom-client';
+
+type Labels = Record<string, string>;
+
+/** An OpenMetrics exemplar attached to the bucket an observation fell in. */
+export interface Exemplar {
+  labelSet: Labels;
+  value: number;
+  /** Seconds since the epoch. */
+  timestamp: number;
+}
+
+interface Series {
+  labels: Labels;
+  buckets: number[];
+  exemplars: Array<Exemplar | undefined>;
+  sum: number;
+  count: number;
+}
+
+/** Options of {@link WeightedHistogram}. */
+export interface WeightedHistogramOptions {
+  name: string;
+  help: string;
+  labelNames: readonly string[];
+  /** Upper bounds, ascending; `+Inf` is added. */
+  buckets: readonly number[];
+  registers?: Registry[];
+}
+
+export class WeightedHistogram {
+  readonly name: string;
+  readonly help: string;
+  readonly type = 'histogram';
+  readonly aggregator = 'sum';
+  readonly labelNames: readonly string[];
+  readonly #bounds: number[];
+  readonly #series = new Map<string, Series>();
+
+  constructor(options: WeightedHistogramOptions) {
+    this.name = options.name;
+    this.help = options.help;
+    this.labelNames = options.labelNames;
+    this.#bounds = [...options.buckets].sort((a, b) => a - b);
+    for (const r of options.registers ?? []) r.registerMetric(this as unknown as Metric);
+  }
+
+  /**
+   * Records `value` with `weight` (default 1). Non-finite values or weights are ignored:
+   * a metric that cannot be computed is never recorded.
+   */
+  observe(labels: Labels, value: number, weight = 1, exemplarLabels?: Labels): void {
+    if (!Number.isFinite(value) || !Number.isFinite(weight) || weight <= 0) return;
+    const key = this.labelNames.map((n) => labels[n] ?? '').join('\u0000');
+    let s = this.#series.get(key);
+    if (!s) {
+      const picked: Labels = {};
+      for (const n of this.labelNames) picked[n] = labels[n] ?? '';
+      s = { labels: picked, buckets: this.#bounds.map(() => 0), exemplars: this.#bounds.map(() => undefined), sum: 0, count: 0 };
+      this.#series.set(key, s);
+    }
+    s.sum += value * weight;
+    s.count += weight;
+    const i = this.#bounds.findIndex((b) => value <= b);
+    if (i >= 0) {
+      s.buckets[i]! += weight;
+      if (exemplarLabels) s.exemplars[i] = { labelSet: exemplarLabels, value, timestamp: Date.now() / 1000 };
+    }
+  }
+
+  /** Number of label combinations (series groups) held. */
+  get seriesCount(): number {
+    return this.#series.size;
+  }
+
+  reset(): void {
+    this.#series.clear();
+  }
+
+  /** prom-client registry contract. */
+  get() {
+    const values: Array<{ metricName: string; labels: Record<string, string | number>; value: number; exemplar?: Exemplar }> = [];
+    for (const s of this.#series.values()) {
+      let cumulative = 0;
+      this.#bounds.forEach((bound, i) => {
+        cumulative += s.buckets[i]!;
+        const v: (typeof values)[number] = { metricName: `${this.name}_bucket`, labels: { ...s.labels, le: bound }, value: cumulative };
+        const ex = s.exemplars[i];
+        if (ex) v.exemplar = ex;
+        values.push(v);
+      });
+      values.push({ metricName: `${this.name}_bucket`, labels: { ...s.labels, le: '+Inf' }, value: s.count });
+      values.push({ metricName: `${this.name}_sum`, labels: s.labels, value: s.sum });
+      values.push({ metricName: `${this.name}_count`, labels: s.labels, value: s.count });
+    }
+    return { name: this.name, help: this.help, type: this.type, values, aggregator: this.aggregator };
+  }
+}
