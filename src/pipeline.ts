@@ -87,6 +87,8 @@ export class Pipeline {
   /** Assembles buffered traces and waits until everything sampled so far is scored. */
   async forceFlush(): Promise<void> {
     await this.capture.forceFlush();
+    // Delivery begins once the judge is loaded; wait for it so "flushed" means "scored".
+    if (this.#started) await this.#started.catch(() => undefined);
     await this.transport.forceFlush();
   }
 
