@@ -13,6 +13,8 @@ import { Pipeline } from '../pipeline.ts';
 import { withTracingSuppressed } from '../suppress-tracing.ts';
 
 type HrTime = [number, number];
+/** SDK attribute maps: primitives, arrays and (api >= 1.10) nested AnyValue maps. */
+type SdkAttributes = Readonly<Record<string, unknown>>;
 
 /** The parts of an SDK `ReadableSpan` ragwatch reads (identical in sdk-trace-base 2.x and sdk-trace 3.x). */
 export interface ReadableSpanLike {
@@ -22,10 +24,10 @@ export interface ReadableSpanLike {
   parentSpanContext?: { spanId: string } | undefined;
   startTime: HrTime;
   endTime: HrTime;
-  attributes: Attributes;
-  events: ReadonlyArray<{ name: string; time: HrTime; attributes?: Attributes | undefined }>;
+  attributes: SdkAttributes;
+  events: ReadonlyArray<{ name: string; time: HrTime; attributes?: SdkAttributes | undefined }>;
   droppedEventsCount?: number;
-  resource: { attributes: Attributes };
+  resource: { attributes: SdkAttributes };
   instrumentationScope?: { name: string };
 }
 
@@ -48,7 +50,7 @@ function hrToMs(t: HrTime): number {
 /** Converts an SDK span into ragwatch's span model. */
 export function fromReadableSpan(span: ReadableSpanLike): CapturedSpan {
   const ctx = span.spanContext();
-  const events: CapturedEvent[] = span.events.map((e) => ({ name: e.name, timeMs: hrToMs(e.time), attributes: e.attributes ?? {} }));
+  const events: CapturedEvent[] = span.events.map((e) => ({ name: e.name, timeMs: hrToMs(e.time), attributes: (e.attributes ?? {}) as Attributes }));
   const out: CapturedSpan = {
     traceId: ctx.traceId,
     spanId: ctx.spanId,
@@ -56,10 +58,10 @@ export function fromReadableSpan(span: ReadableSpanLike): CapturedSpan {
     kind: span.kind,
     startMs: hrToMs(span.startTime),
     endMs: hrToMs(span.endTime),
-    attributes: span.attributes,
+    attributes: span.attributes as Attributes,
     events,
     droppedEventsCount: span.droppedEventsCount ?? 0,
-    resource: span.resource.attributes,
+    resource: span.resource.attributes as Attributes,
     scope: span.instrumentationScope?.name ?? '',
   };
   const parent = span.parentSpanContext?.spanId;

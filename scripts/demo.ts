@@ -1,0 +1,95 @@
+/**
+ * `npm run demo`: sends realistic OTLP/JSON RAG traffic (HaluEval QA, see scripts/data/README.md) to
+ * a running `ragwatch start`, so the counters and scores on /metrics move.
+ *
+ *   npm run demo -- [--url http://127.0.0.1:4318] [--rate 5] [--count 0] [--mode mixed|grounded|ungrounded]
+ *
+ * grounded: the right answer in a sentence plus a supporting sentence from the source.
+ * ungrounded: the hallucinated answer, padded with a restatement (repetitive and unsupported).
+ * mixed (default): 80% grounded, 20% ungrounded. --count 0 runs until Ctrl-C.
+ */
+import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { openInferenceTrace } from './lib/otlp-trace.ts';
+
+interface Row {
+  knowledge: string;
+  question: string;
+  right_answer: string;
+  hallucinated_answer: string;
+}
+
+const { values } = parseArgs({
+  options: {
+    url: { type: 'string', default: process.env.RAGWATCH_DEMO_URL ?? 'http://127.0.0.1:4318' },
+    rate: { type: 'string', default: '5' },
+    count: { type: 'string', default: '0' },
+    mode: { type: 'string', default: 'mixed' },
+  },
+});
+const mode = values.mode;
+if (mode !== 'mixed' && mode !== 'grounded' && mode !== 'ungrounded') {
+  console.error(`--mode must be mixed, grounded or ungrounded (got ${mode})`);
+  process.exit(2);
+}
+const rate = Number(values.rate);
+const count = Number(values.count);
+if (!(rate > 0) || !Number.isInteger(count) || count < 0) {
+  console.error('--rate must be > 0 and --count a whole number (0 = until Ctrl-C)');
+  process.exit(2);
+}
+
+const rows = readFileSync(new URL('./data/halueval-qa-sample.jsonl', import.meta.url), 'utf8')
+  .trim()
+  .split('\n')
+  .map((l) => JSON.parse(l) as Row);
+
+const sentencesOf = (text: string) => text.split(/(?<=[.!?])\s*(?=[A-Z])/).map((s) => s.trim()).filter(Boolean);
+const asSentence = (s: string) => (/[.!?]$/.test(s.trim()) ? s.trim() : `${s.trim()}.`);
+
+function request(row: Row, grounded: boolean) {
+  const facts = sentencesOf(row.knowledge);
+  const response = grounded
+    ? `${asSentence(`The answer is ${row.right_answer}`)} ${facts[facts.length - 1] ?? ''}`.trim()
+    : `${asSentence(row.hallucinated_answer)} ${asSentence(`To repeat, ${row.hallucinated_answer.replace(/\.$/, '')}`)}`;
+  return openInferenceTrace({
+    query: row.question,
+    documents: facts.map((content, i) => ({ id: `hotpot-${i}`, content, score: Number((0.9 - i * 0.1).toFixed(2)) })),
+    response,
+    service: 'rag-demo',
+    model: 'demo-llm',
+    ttftMs: 150 + Math.round(Math.random() * 350),
+    durationMs: 600 + Math.round(Math.random() * 1400),
+    outputTokens: Math.max(2, Math.round(response.length / 4)),
+  });
+}
+
+let sent = 0;
+let failed = 0;
+const started = Date.now();
+const stop = () => {
+  console.log(JSON.stringify({ sent, failed, seconds: Math.round((Date.now() - started) / 1000) }));
+  process.exit(failed > 0 && sent === 0 ? 1 : 0);
+};
+process.on('SIGINT', stop);
+
+console.log(`sending ${mode} RAG traffic to ${values.url}/v1/traces at ${rate}/s${count ? ` (${count} requests)` : ' (Ctrl-C to stop)'}`);
+for (let i = 0; count === 0 || i < count; i++) {
+  const row = rows[i % rows.length]!;
+  const grounded = mode === 'grounded' || (mode === 'mixed' && Math.random() < 0.8);
+  const { body } = request(row, grounded);
+  try {
+    const res = await fetch(`${values.url}/v1/traces`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    if (res.ok) sent++;
+    else {
+      failed++;
+      console.error(`HTTP ${res.status}: ${await res.text()}`);
+    }
+  } catch (err) {
+    failed++;
+    if (failed === 1 || failed % 20 === 0) console.error(`cannot reach ${values.url} (${(err as Error).message}); is "npm start" running?`);
+  }
+  if (sent > 0 && sent % 50 === 0) console.log(`${sent} traces sent`);
+  await new Promise((r) => setTimeout(r, 1000 / rate));
+}
+stop();
