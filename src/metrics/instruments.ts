@@ -51,6 +51,10 @@ export function createInstruments(options: InstrumentsOptions = {}) {
     tpot: new Histogram({ name: 'ragwatch_time_per_output_token_seconds', help: 'Time per output token after the first, of captured generations.', labelNames: ['service', 'model'], buckets: TPOT_BUCKETS, registers }),
     duration: new Histogram({ name: 'ragwatch_response_duration_seconds', help: 'Duration of captured generations.', labelNames: ['service', 'model'], buckets: DURATION_BUCKETS, registers }),
     judgeDuration: new Histogram({ name: 'ragwatch_judge_duration_seconds', help: 'Time to score one triplet, by judge kind.', labelNames: ['judge'], buckets: DURATION_BUCKETS, registers }),
+    judgeRequests: new Counter({ name: 'ragwatch_judge_requests_total', help: 'HTTP requests to the LLM judge endpoint, by outcome (ok, rate_limited, server_error, timeout, network_error, client_error, circuit_open).', labelNames: ['outcome'], registers }),
+    judgeTokens: new Counter({ name: 'ragwatch_judge_tokens_total', help: 'Tokens used by LLM judge calls, by type (input, output).', labelNames: ['type'], registers }),
+    judgeRequestDuration: new Histogram({ name: 'ragwatch_judge_request_duration_seconds', help: 'Duration of one HTTP request to the LLM judge endpoint.', labelNames: ['outcome'], buckets: DURATION_BUCKETS, registers }),
+    judgeCost: new Counter({ name: 'ragwatch_judge_cost_total', help: 'Estimated cost of LLM judge calls from the configured price table (judge.llm.prices), in its currency.', labelNames: ['model'], registers }),
   };
 }
 
