@@ -7,6 +7,7 @@ import { silentLogger, type Logger } from './log.ts';
 import { Pipeline } from './pipeline.ts';
 import { createApiApp } from './server/api-app.ts';
 import { createIngestApp } from './server/ingest-app.ts';
+import { recordIngestOutcome } from './server/ingest-metrics.ts';
 import { listen, type RunningServer } from './server/serve.ts';
 
 /** A running `ragwatch start`. */
@@ -24,10 +25,15 @@ export async function startApp(config: RagwatchConfig, logger: Logger = silentLo
   const { server } = config;
   const ingest = createIngestApp({
     onSpans: (spans) => pipeline.ingestSpans(spans, 'otlp'),
+    onLogs: (logs) => pipeline.ingestLogs(logs, 'otlp'),
     maxBodyBytes: server.maxBodyBytes,
+    requestTimeoutMs: server.requestTimeoutMs,
     maxConcurrentRequests: server.maxConcurrentRequests,
-    ...(server.bearerToken ? { bearerToken: server.bearerToken } : {}),
-    onReject: (reason) => pipeline.instruments.dropped.inc({ stage: 'ingest', reason }),
+    rateLimitRequestsPerSecond: server.rateLimitRequestsPerSecond,
+    rateLimitItemsPerSecond: server.rateLimitItemsPerSecond,
+    rateLimitBurstSeconds: server.rateLimitBurstSeconds,
+    bearerToken: server.bearerToken,
+    onOutcome: (outcome) => recordIngestOutcome(pipeline.instruments, outcome),
   });
   const api = createApiApp({ registry: pipeline.instruments.registry, ready: () => pipeline.ready });
   const http = await listen(api, server.host, server.httpPort);

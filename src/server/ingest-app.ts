@@ -1,88 +1,113 @@
 /**
- * OTLP/HTTP ingest (`POST /v1/traces`): 200 with partial success, 400 with a reason, 413 over the
- * body limit (after decompression), 415 for unsupported media, 503 + Retry-After when saturated.
+ * OTLP/HTTP ingest: `POST /v1/traces` and `POST /v1/logs`, OTLP/JSON or protobuf, optionally
+ * gzip. Answers per the OTLP/HTTP spec in the request's encoding: 200 (with `partialSuccess`
+ * when items were rejected), 400 with the reason, 401, 408, 413 (wire or decompressed size),
+ * 415, 429/503 with `Retry-After`. See docs/ingest.md.
  * @module
  */
-import { createHash, timingSafeEqual } from 'node:crypto';
 import { Hono, type Context } from 'hono';
-import { decodeTraceRequest } from '../capture/otlp/traces.ts';
-import type { CapturedSpan } from '../capture/types.ts';
+import { decodeLogs, decodeTraces, otlpMediaType, type OtlpMediaType } from '../capture/otlp/decode.ts';
+import type { CapturedLog, CapturedSpan } from '../capture/types.ts';
 import { OtlpDecodeError, errorMessage } from '../errors.ts';
-import { decompress, mediaType, parseJsonBody, readLimited } from './otlp-body.ts';
+import { INGEST_DEFAULTS, IngestGuard, type IngestGuardOptions, type Refusal } from './ingest-guard.ts';
+import { IngestTimeoutError, decompress, readLimited } from './otlp-body.ts';
+import { errorResponse, exportResponse, responseMediaType, type IngestStatus, type OtlpSignal } from './otlp-response.ts';
 
-/** Options of {@link createIngestApp}. */
-export interface IngestAppOptions {
+/** Why a request got its status; a bounded set (metric label). */
+export type IngestReason =
+  | 'ok'
+  | 'partial'
+  | 'unauthorized'
+  | 'saturated'
+  | 'rate_limited'
+  | 'too_large'
+  | 'invalid'
+  | 'unsupported_media_type'
+  | 'timeout'
+  | 'internal';
+
+/** What happened to one ingest request. */
+export interface IngestOutcome {
+  endpoint: '/v1/traces' | '/v1/logs';
+  status: IngestStatus;
+  reason: IngestReason;
+  /** Spans or log records accepted and handed on. */
+  accepted: number;
+  /** Spans or log records rejected individually (partial success). */
+  rejected: number;
+}
+
+/** Options of {@link createIngestApp}: the two sinks, then limits that default to the config defaults. */
+export interface IngestAppOptions extends IngestGuardOptions {
   /** Receives decoded spans. Must not throw. */
   onSpans: (spans: CapturedSpan[]) => void;
-  /** Largest body accepted, after decompression, in bytes. */
-  maxBodyBytes: number;
-  /** Requests processed at once before answering 503. */
-  maxConcurrentRequests: number;
-  /** Optional bearer token required on `/v1/*`. */
-  bearerToken?: string;
-  /** Counts rejected requests by reason. */
-  onReject?: (reason: string) => void;
+  /** Receives decoded log records. Must not throw. */
+  onLogs: (logs: CapturedLog[]) => void;
+  /** Largest body, on the wire and after decompression, in bytes. Default 16 MiB. */
+  maxBodyBytes?: number;
+  /** Time to receive a body, milliseconds. Default 10000. */
+  requestTimeoutMs?: number;
+  /** Told about every request (metrics). Must not throw. */
+  onOutcome?: (outcome: IngestOutcome) => void;
 }
 
-function digest(s: string): Buffer {
-  return createHash('sha256').update(s).digest();
-}
+const STATUS_REASON: Record<number, IngestReason> = { 400: 'invalid', 413: 'too_large', 415: 'unsupported_media_type' };
 
-/** Google RPC Status body, as OTLP/HTTP specifies for errors. */
-function statusBody(c: Context, status: 400 | 401 | 413 | 415 | 503, message: string) {
-  return c.json({ code: status === 503 ? 14 : status === 401 ? 16 : 3, message }, status);
-}
-
+/** Builds the ingest app. Its state (concurrency, rate buckets) lives as long as the app. */
 export function createIngestApp(options: IngestAppOptions): Hono {
+  const maxBodyBytes = options.maxBodyBytes ?? INGEST_DEFAULTS.maxBodyBytes;
+  const timeoutMs = options.requestTimeoutMs ?? INGEST_DEFAULTS.requestTimeoutMs;
+  const guard = new IngestGuard(options);
   const app = new Hono();
-  const expected = options.bearerToken ? digest(`Bearer ${options.bearerToken}`) : undefined;
-  let active = 0;
 
-  app.use('/v1/*', async (c, next) => {
-    if (expected) {
-      const given = digest(c.req.header('authorization') ?? '');
-      if (!timingSafeEqual(given, expected)) {
-        options.onReject?.('unauthorized');
-        return statusBody(c, 401, 'missing or invalid bearer token');
-      }
-    }
-    if (active >= options.maxConcurrentRequests) {
-      options.onReject?.('saturated');
-      c.header('Retry-After', '1');
-      return statusBody(c, 503, 'ragwatch is saturated; retry later');
-    }
-    active++;
-    try {
-      await next();
-    } finally {
-      active--;
-    }
-    return undefined;
-  });
+  async function handle(c: Context, signal: OtlpSignal): Promise<Response> {
+    const endpoint = signal === 'traces' ? '/v1/traces' : '/v1/logs';
+    let replyType: OtlpMediaType = responseMediaType(c.req.header('content-type'));
+    const done = (response: Response, reason: IngestReason, accepted = 0, rejected = 0): Response => {
+      options.onOutcome?.({ endpoint, status: response.status as IngestStatus, reason, accepted, rejected });
+      return response;
+    };
+    const refuse = (r: Refusal): Response => {
+      const headers: Record<string, string> = r.retryAfterSeconds !== undefined ? { 'Retry-After': String(r.retryAfterSeconds) } : {};
+      return done(errorResponse(r.status, replyType, r.message, headers), r.reason);
+    };
 
-  app.post('/v1/traces', async (c) => {
+    const refusal = guard.admit(c.req.header('authorization'));
+    if (refusal) return refuse(refusal);
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(new IngestTimeoutError(timeoutMs)), timeoutMs);
+    timer.unref();
     try {
-      const type = mediaType(c.req.header('content-type'));
-      if (type !== 'application/json') {
-        throw new OtlpDecodeError(`unsupported Content-Type "${type || '(none)'}"; use application/json`, 415);
+      const mediaType = otlpMediaType(c.req.header('content-type'));
+      replyType = mediaType;
+      const declared = Number(c.req.header('content-length'));
+      if (declared > maxBodyBytes) throw new OtlpDecodeError(`request body of ${declared} bytes exceeds ${maxBodyBytes} bytes`, 413);
+      const raw = await readLimited(c.req.raw.body, maxBodyBytes, controller.signal);
+      const body = await decompress(raw, c.req.header('content-encoding'), maxBodyBytes);
+      const decoded = signal === 'traces' ? decodeTraces(body, mediaType) : decodeLogs(body, mediaType);
+      const items = 'spans' in decoded ? decoded.spans : decoded.logs;
+      const over = guard.admitItems(items.length);
+      if (over) return refuse(over);
+      if (items.length > 0) {
+        if ('spans' in decoded) options.onSpans(decoded.spans);
+        else options.onLogs(decoded.logs);
       }
-      const raw = await readLimited(c.req.raw.body, options.maxBodyBytes);
-      const body = await decompress(raw, c.req.header('content-encoding'), options.maxBodyBytes);
-      const decoded = decodeTraceRequest(parseJsonBody(body));
-      if (decoded.spans.length > 0) options.onSpans(decoded.spans);
       if (decoded.rejected > 0) {
-        return c.json({ partialSuccess: { rejectedSpans: decoded.rejected, errorMessage: decoded.errorMessage ?? '' } });
+        const partial = { rejected: decoded.rejected, errorMessage: decoded.errorMessage ?? '' };
+        return done(exportResponse(signal, replyType, partial), 'partial', items.length, decoded.rejected);
       }
-      return c.json({});
+      return done(exportResponse(signal, replyType), 'ok', items.length);
     } catch (err) {
-      if (err instanceof OtlpDecodeError) {
-        options.onReject?.(`http_${err.status}`);
-        return statusBody(c, err.status, err.message);
-      }
-      options.onReject?.('invalid');
-      return statusBody(c, 400, `could not decode request: ${errorMessage(err)}`);
+      if (err instanceof OtlpDecodeError) return done(errorResponse(err.status, replyType, err.message), STATUS_REASON[err.status] ?? 'invalid');
+      if (err instanceof IngestTimeoutError) return done(errorResponse(408, replyType, err.message, { Connection: 'close' }), 'timeout');
+      return done(errorResponse(500, replyType, `internal error: ${errorMessage(err)}`), 'internal');
+    } finally {
+      clearTimeout(timer);
+      guard.release();
     }
-  });
+  }
 
+  app.post('/v1/traces', (c) => handle(c, 'traces'));
+  app.post('/v1/logs', (c) => handle(c, 'logs'));
   return app;
 }

@@ -1,7 +1,7 @@
 /**
- * Reads an OTLP/HTTP request body safely: size-limited while streaming, decompressed with an
- * output cap (gzip bombs), strict UTF-8, JSON parsed. Every failure is an OtlpDecodeError
- * carrying the 4xx status to answer with.
+ * Reads an OTLP/HTTP request body safely: size-limited while streaming (413 as soon as the
+ * limit is passed), abortable (request timeout), and decompressed with an output cap (gzip
+ * bombs → 413). Failures are OtlpDecodeError (carrying the status) or IngestTimeoutError.
  * @module
  */
 import { gunzip, inflate } from 'node:zlib';
@@ -11,26 +11,45 @@ import { OtlpDecodeError } from '../errors.ts';
 const gunzipAsync = promisify(gunzip);
 const inflateAsync = promisify(inflate);
 
-/** Reads the raw body, failing with 413 as soon as it exceeds `maxBytes`. */
-export async function readLimited(body: ReadableStream<Uint8Array> | null, maxBytes: number): Promise<Buffer> {
+/** The body did not arrive within the request timeout. */
+export class IngestTimeoutError extends Error {
+  constructor(timeoutMs: number) {
+    super(`request body not received within ${timeoutMs} ms`);
+    this.name = 'IngestTimeoutError';
+  }
+}
+
+/**
+ * Reads the raw body, failing with 413 as soon as it exceeds `maxBytes`, and with
+ * IngestTimeoutError when `signal` aborts first.
+ */
+export async function readLimited(body: ReadableStream<Uint8Array> | null, maxBytes: number, signal?: AbortSignal): Promise<Buffer> {
   if (!body) return Buffer.alloc(0);
   const chunks: Uint8Array[] = [];
   let total = 0;
   const reader = body.getReader();
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > maxBytes) {
-      await reader.cancel().catch(() => undefined);
-      throw new OtlpDecodeError(`request body exceeds ${maxBytes} bytes`, 413);
+  // Cancelling resolves the pending read as done; the aborted signal then tells a timeout apart.
+  const onAbort = () => void reader.cancel().catch(() => undefined);
+  signal?.addEventListener('abort', onAbort, { once: true });
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (signal?.aborted) throw signal.reason instanceof Error ? signal.reason : new Error('aborted');
+      if (done) break;
+      total += value.byteLength;
+      if (total > maxBytes) {
+        await reader.cancel().catch(() => undefined);
+        throw new OtlpDecodeError(`request body exceeds ${maxBytes} bytes`, 413);
+      }
+      chunks.push(value);
     }
-    chunks.push(value);
+  } finally {
+    signal?.removeEventListener('abort', onAbort);
   }
   return Buffer.concat(chunks, total);
 }
 
-/** Applies `Content-Encoding` with the decompressed size capped at `maxBytes`. */
+/** Applies `Content-Encoding` (gzip, deflate or none) with the decompressed size capped at `maxBytes`. */
 export async function decompress(raw: Buffer, encoding: string | undefined, maxBytes: number): Promise<Buffer> {
   const enc = (encoding ?? 'identity').trim().toLowerCase();
   if (enc === '' || enc === 'identity') return raw;
@@ -43,26 +62,4 @@ export async function decompress(raw: Buffer, encoding: string | undefined, maxB
     }
     throw new OtlpDecodeError(`body is not valid ${enc} data`, 400, { cause: err });
   }
-}
-
-const utf8 = new TextDecoder('utf-8', { fatal: true });
-
-/** Decodes strict UTF-8 JSON. */
-export function parseJsonBody(buf: Buffer): unknown {
-  let text: string;
-  try {
-    text = utf8.decode(buf);
-  } catch {
-    throw new OtlpDecodeError('body is not valid UTF-8');
-  }
-  try {
-    return JSON.parse(text);
-  } catch (err) {
-    throw new OtlpDecodeError(`body is not valid JSON: ${(err as Error).message}`);
-  }
-}
-
-/** The media type of a Content-Type header, lowercased, without parameters. */
-export function mediaType(contentType: string | undefined): string {
-  return (contentType ?? '').split(';')[0]!.trim().toLowerCase();
 }

@@ -30,39 +30,79 @@ export function toInt(v: unknown): number | undefined {
   return undefined;
 }
 
-/** Unix nanoseconds (string, number, bigint or Long) → epoch milliseconds (µs precision). */
-export function nanosToMs(v: unknown): number | undefined {
-  if (typeof v === 'string' && /^\d+$/.test(v)) {
-    const big = BigInt(v);
-    return Number(big / 1000n) / 1000;
-  }
-  if (typeof v === 'bigint') return Number(v / 1000n) / 1000;
-  const n = toInt(v);
-  return n === undefined ? undefined : n / 1e6;
+interface LongLike {
+  low: number;
+  high: number;
 }
 
-/** Decodes one AnyValue. Throws OtlpDecodeError past the depth limit. */
+function isLong(v: unknown): v is LongLike {
+  return isObj(v) && typeof v.low === 'number' && typeof v.high === 'number';
+}
+
+/**
+ * Unix nanoseconds (decimal string, number, bigint or protobufjs Long) → epoch milliseconds,
+ * truncated to whole microseconds so every encoding of the same instant gives the same number.
+ */
+export function nanosToMs(v: unknown): number | undefined {
+  let nanos: bigint;
+  if (typeof v === 'string' && /^\d+$/.test(v)) nanos = BigInt(v);
+  else if (typeof v === 'bigint') nanos = v;
+  else if (typeof v === 'number' && Number.isFinite(v)) nanos = BigInt(Math.trunc(v));
+  else if (isLong(v)) nanos = (BigInt(v.high >>> 0) << 32n) | BigInt(v.low >>> 0);
+  else return undefined;
+  return Number(nanos / 1000n) / 1000;
+}
+
+/**
+ * Decodes one AnyValue. Reads the value's own keys, so the same code serves parsed OTLP/JSON
+ * (camelCase or snake_case) and protobufjs messages (whose unset oneof members are prototype
+ * defaults, not own keys). Throws OtlpDecodeError past {@link MAX_VALUE_DEPTH}.
+ */
 export function anyValue(v: unknown, depth = 0): AttrValue {
   if (depth > MAX_VALUE_DEPTH) throw new OtlpDecodeError(`attribute value nested deeper than ${MAX_VALUE_DEPTH} levels`);
   if (!isObj(v)) return null;
-  const s = field(v, 'stringValue', 'string_value');
-  if (typeof s === 'string') return s;
-  const b = field(v, 'boolValue', 'bool_value');
-  if (typeof b === 'boolean') return b;
-  const i = field(v, 'intValue', 'int_value');
-  if (i !== undefined && i !== null) return toInt(i) ?? null;
-  const d = field(v, 'doubleValue', 'double_value');
-  if (d !== undefined && d !== null) return typeof d === 'number' ? d : Number(d);
-  const arr = field(v, 'arrayValue', 'array_value');
-  if (isObj(arr)) {
-    const values = arr.values;
-    return Array.isArray(values) ? values.map((x) => anyValue(x, depth + 1)) : [];
+  for (const key of Object.keys(v)) {
+    const x = v[key];
+    switch (key) {
+      case 'stringValue':
+      case 'string_value':
+        return typeof x === 'string' ? x : null;
+      case 'boolValue':
+      case 'bool_value':
+        return typeof x === 'boolean' ? x : null;
+      case 'intValue':
+      case 'int_value':
+        return toInt(x) ?? null;
+      case 'doubleValue':
+      case 'double_value':
+        return toDouble(x);
+      case 'arrayValue':
+      case 'array_value': {
+        const values = isObj(x) ? x.values : undefined;
+        return Array.isArray(values) ? values.map((e) => anyValue(e, depth + 1)) : [];
+      }
+      case 'kvlistValue':
+      case 'kvlist_value':
+        return isObj(x) ? keyValues(x.values, depth + 1) : {};
+      case 'bytesValue':
+      case 'bytes_value':
+        if (typeof x === 'string') return x;
+        return x instanceof Uint8Array ? Buffer.from(x.buffer, x.byteOffset, x.byteLength).toString('base64') : null;
+      default:
+        // Unknown keys (a newer AnyValue member) are skipped; the value may still carry a known one.
+        break;
+    }
   }
-  const kv = field(v, 'kvlistValue', 'kvlist_value');
-  if (isObj(kv)) return keyValues(kv.values, depth + 1);
-  const bytes = field(v, 'bytesValue', 'bytes_value');
-  if (typeof bytes === 'string') return bytes;
-  if (bytes instanceof Uint8Array) return Buffer.from(bytes).toString('base64');
+  return null;
+}
+
+/** A double as JSON number or one of the OTLP/JSON special strings ("NaN", "Infinity", "-Infinity"). */
+function toDouble(v: unknown): number | null {
+  if (typeof v === 'number') return v;
+  if (typeof v === 'string' && v.trim() !== '') {
+    const n = Number(v);
+    return Number.isNaN(n) && v !== 'NaN' ? null : n;
+  }
   return null;
 }
 
@@ -72,7 +112,10 @@ export function keyValues(list: unknown, depth = 0): { [key: string]: AttrValue 
   if (!Array.isArray(list)) return out;
   for (const kv of list) {
     if (!isObj(kv) || typeof kv.key !== 'string') continue;
-    out[kv.key] = anyValue(kv.value, depth);
+    const value = anyValue(kv.value, depth);
+    // A hostile "__proto__" key must become data, not the object's prototype.
+    if (kv.key === '__proto__') Object.defineProperty(out, kv.key, { value, enumerable: true, writable: true, configurable: true });
+    else out[kv.key] = value;
   }
   return out;
 }

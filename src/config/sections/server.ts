@@ -5,21 +5,27 @@ const port = z.number().int().min(0).max(65535);
 /** HTTP servers: OTLP ingest and the metrics/API port. */
 export const serverSection = z
   .object({
-    /** Interface both servers bind to. Loopback by default: expose deliberately. */
+    /** Interface both servers bind to. Loopback by default: expose deliberately. Default `127.0.0.1`. */
     host: z.string().min(1).default('127.0.0.1'),
-    /** OTLP/HTTP ingest port (`/v1/traces`, `/v1/logs`). 0 picks a free port. */
+    /** OTLP/HTTP ingest port (`/v1/traces`, `/v1/logs`). 0 picks a free port. Default 4318. */
     otlpPort: port.default(4318),
-    /** Metrics and API port (`/metrics`, `/healthz`, `/readyz`, `/api/*`). 0 picks a free port. */
+    /** Metrics and API port (`/metrics`, `/healthz`, `/readyz`, `/api/*`). 0 picks a free port. Default 9464. */
     httpPort: port.default(9464),
-    /** Largest accepted OTLP body, after decompression, in bytes. */
+    /** Largest accepted OTLP body, on the wire and after decompression, in bytes (over it → 413). Default 16 MiB. */
     maxBodyBytes: z.number().int().positive().default(16 * 1024 * 1024),
-    /** Optional bearer token required on `/v1/*` (constant-time compare). */
+    /** Optional bearer token required on `/v1/*` (constant-time compare; missing or wrong → 401). Default: none. */
     bearerToken: z.string().min(16).optional(),
-    /** Per-request processing timeout, milliseconds. */
+    /** Time allowed to receive one OTLP request body, milliseconds (over it → 408). Default 10000. */
     requestTimeoutMs: z.number().int().positive().default(10_000),
-    /** Concurrent OTLP requests before answering 503 with Retry-After. */
+    /** Concurrent OTLP requests before answering 503 with Retry-After. Default 64. */
     maxConcurrentRequests: z.number().int().positive().default(64),
-    /** Grace period for SIGTERM: stop ingest, flush, finish in-flight work, exit. Milliseconds. */
+    /** Optional limit on OTLP requests per second (all clients together); over it → 429 with Retry-After. Default: none. */
+    rateLimitRequestsPerSecond: z.number().positive().optional(),
+    /** Optional limit on spans + log records per second; a batch over it → 429 with Retry-After. Default: none. */
+    rateLimitItemsPerSecond: z.number().positive().optional(),
+    /** Burst allowed by the rate limits, in seconds of rate. Default 1. */
+    rateLimitBurstSeconds: z.number().positive().default(1),
+    /** Grace period for SIGTERM: stop ingest, flush, finish in-flight work, exit. Milliseconds. Default 4000. */
     shutdownGraceMs: z.number().int().positive().default(4_000),
   })
   .strict();

@@ -1,0 +1,81 @@
+/**
+ * OTLP protobuf encoding with protobufjs (reflection over {@link OTLP_DESCRIPTOR}): decodes
+ * export requests into protobufjs messages that the shared walkers (`traces.ts`, `logs.ts`)
+ * read like parsed OTLP/JSON, and encodes the export responses and `google.rpc.Status`.
+ *
+ * Hostile input: protobufjs stops at 100 nested messages (its `recursionLimit`, protoc's
+ * default) and checks every length against the buffer; string fields are checked to be valid
+ * UTF-8 (proto3 requires it; protobufjs alone would substitute U+FFFD). Every failure becomes an
+ * {@link OtlpDecodeError} with status 400.
+ * @module
+ */
+import { isUtf8 } from 'node:buffer';
+import protobuf from 'protobufjs/light.js';
+import { OtlpDecodeError, errorMessage } from '../../errors.ts';
+import { OTLP_DESCRIPTOR } from './proto/schema.ts';
+
+const root = protobuf.Root.fromJSON(OTLP_DESCRIPTOR);
+const TRACE_REQUEST = root.lookupType('opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest');
+const TRACE_RESPONSE = root.lookupType('opentelemetry.proto.collector.trace.v1.ExportTraceServiceResponse');
+const LOGS_REQUEST = root.lookupType('opentelemetry.proto.collector.logs.v1.ExportLogsServiceRequest');
+const LOGS_RESPONSE = root.lookupType('opentelemetry.proto.collector.logs.v1.ExportLogsServiceResponse');
+const STATUS = root.lookupType('google.rpc.Status');
+
+/** A protobufjs reader that rejects string fields which are not valid UTF-8. */
+class StrictUtf8Reader extends protobuf.BufferReader {
+  override string(): string {
+    const bytes = this.bytes() as Buffer;
+    if (!isUtf8(bytes)) throw new OtlpDecodeError('a string field is not valid UTF-8');
+    return bytes.toString('utf8');
+  }
+}
+
+function decodeWith(type: protobuf.Type, body: Buffer, what: string): unknown {
+  try {
+    return type.decode(new StrictUtf8Reader(body));
+  } catch (err) {
+    if (err instanceof OtlpDecodeError) throw err;
+    // RangeError included: truncated lengths and, defensively, a blown stack.
+    throw new OtlpDecodeError(`body is not a valid ${what} protobuf: ${errorMessage(err)}`, 400, { cause: err });
+  }
+}
+
+/** Decodes a binary ExportTraceServiceRequest into protobufjs messages (camelCase fields). */
+export function decodeTraceRequestProtobuf(body: Buffer): unknown {
+  return decodeWith(TRACE_REQUEST, body, 'ExportTraceServiceRequest');
+}
+
+/** Decodes a binary ExportLogsServiceRequest into protobufjs messages (camelCase fields). */
+export function decodeLogsRequestProtobuf(body: Buffer): unknown {
+  return decodeWith(LOGS_REQUEST, body, 'ExportLogsServiceRequest');
+}
+
+/** Partial-success details of an export response; absent = everything accepted. */
+export interface PartialSuccess {
+  /** Spans or log records rejected. */
+  rejected: number;
+  errorMessage: string;
+}
+
+/** Encodes an ExportTraceServiceResponse (empty when everything was accepted). */
+export function encodeTraceResponse(partial?: PartialSuccess): Uint8Array {
+  const message = partial ? { partialSuccess: { rejectedSpans: partial.rejected, errorMessage: partial.errorMessage } } : {};
+  return TRACE_RESPONSE.encode(TRACE_RESPONSE.fromObject(message)).finish();
+}
+
+/** Encodes an ExportLogsServiceResponse (empty when everything was accepted). */
+export function encodeLogsResponse(partial?: PartialSuccess): Uint8Array {
+  const message = partial ? { partialSuccess: { rejectedLogRecords: partial.rejected, errorMessage: partial.errorMessage } } : {};
+  return LOGS_RESPONSE.encode(LOGS_RESPONSE.fromObject(message)).finish();
+}
+
+/** Encodes a `google.rpc.Status` (the OTLP/HTTP error body). */
+export function encodeStatus(code: number, message: string): Uint8Array {
+  return STATUS.encode(STATUS.fromObject({ code, message })).finish();
+}
+
+/** Decodes a `google.rpc.Status` (for clients and tests). */
+export function decodeStatus(body: Uint8Array): { code: number; message: string } {
+  const status = STATUS.toObject(STATUS.decode(body), { defaults: true }) as { code: number; message: string };
+  return { code: status.code, message: status.message };
+}

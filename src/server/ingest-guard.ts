@@ -1,0 +1,92 @@
+/**
+ * Admission control for `/v1/*`, checked before a body is read: bearer token (constant time),
+ * concurrency limit (503) and request-rate limit (429), both with `Retry-After`; plus the
+ * item-rate limit (spans + log records) applied once a batch is decoded.
+ * @module
+ */
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { serverSection } from '../config/sections/server.ts';
+import { TokenBucket } from './token-bucket.ts';
+
+/** Ingest defaults, taken from the config schema so they are defined once. */
+export const INGEST_DEFAULTS = serverSection.parse({});
+
+/** Options of {@link IngestGuard}; everything optional (no token, no rate limits). */
+export interface IngestGuardOptions {
+  /** Bearer token required in `Authorization`. Default: none. */
+  bearerToken?: string;
+  /** Requests processed at once before answering 503. Default 64. */
+  maxConcurrentRequests?: number;
+  /** Requests per second before answering 429. Default: unlimited. */
+  rateLimitRequestsPerSecond?: number;
+  /** Spans + log records per second before answering 429. Default: unlimited. */
+  rateLimitItemsPerSecond?: number;
+  /** Burst of both rate limits, in seconds of rate. Default 1. */
+  rateLimitBurstSeconds?: number;
+}
+
+/** Why a request was refused, with what to answer. */
+export interface Refusal {
+  status: 401 | 429 | 503;
+  reason: 'unauthorized' | 'rate_limited' | 'saturated';
+  message: string;
+  /** Seconds for `Retry-After` (429/503). */
+  retryAfterSeconds?: number;
+}
+
+function digest(s: string): Buffer {
+  return createHash('sha256').update(s).digest();
+}
+
+/** Stateful admission control shared by the ingest endpoints. */
+export class IngestGuard {
+  readonly #expected: Buffer | undefined;
+  readonly #maxActive: number;
+  readonly #requests: TokenBucket | undefined;
+  readonly #items: TokenBucket | undefined;
+  #active = 0;
+
+  constructor(options: IngestGuardOptions = {}) {
+    const burstSeconds = options.rateLimitBurstSeconds ?? INGEST_DEFAULTS.rateLimitBurstSeconds;
+    this.#expected = options.bearerToken ? digest(`Bearer ${options.bearerToken}`) : undefined;
+    this.#maxActive = options.maxConcurrentRequests ?? INGEST_DEFAULTS.maxConcurrentRequests;
+    this.#requests = options.rateLimitRequestsPerSecond ? new TokenBucket({ ratePerSecond: options.rateLimitRequestsPerSecond, burstSeconds }) : undefined;
+    this.#items = options.rateLimitItemsPerSecond ? new TokenBucket({ ratePerSecond: options.rateLimitItemsPerSecond, burstSeconds }) : undefined;
+  }
+
+  /** Requests currently admitted and not yet released. */
+  get active(): number {
+    return this.#active;
+  }
+
+  /**
+   * Admits a request or says why not. An admitted request holds a concurrency slot until
+   * {@link release}.
+   */
+  admit(authorization: string | undefined): Refusal | undefined {
+    // Hashing both sides gives equal lengths, so the compare is constant-time whatever was sent.
+    if (this.#expected && !timingSafeEqual(digest(authorization ?? ''), this.#expected)) {
+      return { status: 401, reason: 'unauthorized', message: 'missing or invalid bearer token' };
+    }
+    if (this.#active >= this.#maxActive) {
+      return { status: 503, reason: 'saturated', message: `ragwatch is saturated (${this.#maxActive} requests in progress); retry later`, retryAfterSeconds: 1 };
+    }
+    const wait = this.#requests?.take(1) ?? 0;
+    if (wait > 0) return { status: 429, reason: 'rate_limited', message: 'request rate limit exceeded; retry later', retryAfterSeconds: wait };
+    this.#active++;
+    return undefined;
+  }
+
+  /** Releases the slot of an admitted request. */
+  release(): void {
+    if (this.#active > 0) this.#active--;
+  }
+
+  /** Charges a decoded batch to the item-rate limit; a refusal means the batch is not accepted. */
+  admitItems(count: number): Refusal | undefined {
+    if (count === 0) return undefined;
+    const wait = this.#items?.take(count) ?? 0;
+    if (wait > 0) return { status: 429, reason: 'rate_limited', message: `span/log rate limit exceeded (${count} items); retry later`, retryAfterSeconds: wait };
+    return undefined;
+  }
+}
