@@ -5,10 +5,12 @@
  * @module
  */
 import { z } from 'zod';
+import { alertsSection } from './sections/alerts.ts';
 import { captureSection } from './sections/capture.ts';
 import { judgeSection } from './sections/judge.ts';
 import { logSection } from './sections/log.ts';
 import { metricsSection } from './sections/metrics.ts';
+import { redactionSection } from './sections/redaction.ts';
 import { samplingSection } from './sections/sampling.ts';
 import { serverSection } from './sections/server.ts';
 import { transportSection } from './sections/transport.ts';
@@ -17,10 +19,12 @@ export const configSchema = z
   .object({
     server: serverSection.prefault({}),
     capture: captureSection.prefault({}),
+    redaction: redactionSection.prefault({}),
     sampling: samplingSection.prefault({}),
     transport: transportSection.prefault({}),
     judge: judgeSection.prefault({}),
     metrics: metricsSection.prefault({}),
+    alerts: alertsSection.prefault({}),
     log: logSection.prefault({}),
   })
   .strict();

@@ -1,0 +1,72 @@
+import { z } from 'zod';
+
+/** A Prometheus duration with one unit (`30s`, `10m`, `1h`, `500ms`), as rules and `for:` need it. */
+export const promDuration = z
+  .string()
+  .regex(/^[1-9][0-9]*(ms|s|m|h|d|w)$/, 'a Prometheus duration with one unit, e.g. "30s", "10m", "1h"');
+
+/** Alert and diagnosis settings of one judge metric. */
+export const metricAlertSchema = z
+  .object({
+    /** Windowed weighted mean below this is "low" (alert, diagnosis). Required, in [0,1]. */
+    threshold: z.number().min(0).max(1),
+    /** Generate an alert for this metric; `false` keeps it for diagnosis only. Default true. */
+    alert: z.boolean().default(true),
+    /** Rolling window of the mean and the sample count. Default `30m`. */
+    window: promDuration.default('30m'),
+    /** Judged samples needed in the window before the alert may fire. Default 20. */
+    minSamples: z.number().int().positive().default(20),
+    /** How long the condition must hold before firing (`for:`). Default `10m`. */
+    for: promDuration.default('10m'),
+    /** `keep_firing_for:` (anti-flap on recovery); unset = `alerts.keepFiringFor`; `"0s"` omits it. */
+    keepFiringFor: z.union([promDuration, z.literal('0s')]).optional(),
+    /** `severity` label. Default `warning`. */
+    severity: z.string().regex(/^[a-z][a-z0-9_]*$/).default('warning'),
+    /** Optional `runbook_url` annotation. */
+    runbookUrl: z.string().url().optional(),
+  })
+  .strict();
+
+const notifierSchema = z
+  .object({
+    /** Base URL (Alertmanager: `http://host:9093`, alerts are POSTed to `/api/v2/alerts`; webhook: full URL). */
+    url: z.string().url().optional(),
+    /** Per-request timeout, milliseconds. Default 5000. */
+    timeoutMs: z.number().int().positive().default(5_000),
+  })
+  .strict();
+
+/** Default per-metric alert and diagnosis thresholds. */
+export const DEFAULT_ALERT_METRICS = {
+  groundedness: { threshold: 0.8 },
+  faithfulness: { threshold: 0.8, alert: false },
+  hallucination_free: { threshold: 0.9, alert: false },
+  grounding_lexical: { threshold: 0.7 },
+  source_precision: { threshold: 0.5, alert: false },
+  source_query_coverage: { threshold: 0.6, alert: false },
+  response_precision: { threshold: 0.6, alert: false },
+  response_query_coverage: { threshold: 0.6, alert: false },
+  response_self_distinctness: { threshold: 0.7, alert: false },
+} as const;
+
+/** Threshold alerts (generated Prometheus rules and the in-process evaluator) and diagnosis. */
+export const alertsSection = z
+  .object({
+    /** Per judge metric (a ScoreRecord metric name): threshold and alert settings. Replaces the defaults when given. */
+    metrics: z.record(z.string().regex(/^[a-z][a-z0-9_]*$/), metricAlertSchema).prefault(() => structuredClone(DEFAULT_ALERT_METRICS)),
+    /** Default `keep_firing_for:`; `"0s"` omits the field (Prometheus < 2.42 rejects it). Default `5m`. */
+    keepFiringFor: z.union([promDuration, z.literal('0s')]).default('5m'),
+    /** Evaluation interval of the generated rule groups. Default `30s`. */
+    ruleInterval: promDuration.default('30s'),
+    /** Base URL of the examples page linked from annotations (e.g. the ingress of `/examples`); unset = `http://<server.host>:<server.httpPort>`. */
+    examplesUrl: z.string().url().optional(),
+    /** Run the in-process evaluator (drives `ragwatch_alert_active`). Default true. */
+    evaluate: z.boolean().default(true),
+    /** In-process evaluation interval, milliseconds. Default 15000. */
+    evaluationIntervalMs: z.number().int().positive().default(15_000),
+    /** Push in-process alerts to Alertmanager's `/api/v2/alerts` (firing, re-sent each evaluation, and resolved). */
+    alertmanager: notifierSchema.prefault({}),
+    /** POST in-process alert changes (firing and resolved) as Alertmanager-webhook-shaped JSON to this URL. */
+    webhook: notifierSchema.prefault({}),
+  })
+  .strict();
