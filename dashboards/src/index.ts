@@ -1,0 +1,27 @@
+/**
+ * Every ragwatch dashboard, by output file name. `npm run dashboards:build` writes each one to
+ * `dashboards/<file>` and to the Helm chart (`helm/ragwatch/files/dashboards/<file>`).
+ * @module
+ */
+import type { Dashboard } from '@grafana/grafana-foundation-sdk/dashboard';
+import { latencyDashboard } from './latency.ts';
+import { pipelineDashboard } from './pipeline.ts';
+import { qualityDashboard } from './quality.ts';
+
+/** One dashboard and the JSON file it is written to. */
+export interface DashboardDefinition {
+  file: string;
+  build: () => Dashboard;
+}
+
+/** The three dashboards of issue 7: quality, latency, pipeline health. */
+export const DASHBOARDS: readonly DashboardDefinition[] = [
+  { file: 'ragwatch-quality.json', build: () => qualityDashboard().build() },
+  { file: 'ragwatch-latency.json', build: () => latencyDashboard().build() },
+  { file: 'ragwatch-pipeline.json', build: () => pipelineDashboard().build() },
+];
+
+/** Serialises a dashboard the way it is committed (2-space JSON, trailing newline). */
+export function dashboardJson(dashboard: Dashboard): string {
+  return `${JSON.stringify(dashboard, null, 2)}\n`;
+}
