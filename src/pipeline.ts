@@ -54,6 +54,7 @@ export class Pipeline {
     this.scorer = new Scorer({ judge: this.judge, instruments: this.instruments, ...(options.onRecord ? { onRecord: options.onRecord } : {}) });
     this.capture = new Capture({
       config: config.capture,
+      redaction: config.redaction,
       instruments: this.instruments,
       onTriplet: (t) => this.#sample(t),
       ...(options.onOutcome ? { onOutcome: options.onOutcome } : {}),

@@ -73,6 +73,8 @@ export const tripletSchema = z.object({
   latency: latencySchema,
   convention: z.enum(CONVENTIONS),
   redactions: z.record(z.string(), z.number().int().nonnegative()).optional(),
+  /** Redaction policy applied at capture (`<version>+<policy hash>`, or `off`), for audits. */
+  redactionPolicy: z.string().optional(),
   /** Free-form span attributes kept for sampling rules (bounded by the mapper). */
   attributes: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).optional(),
 });

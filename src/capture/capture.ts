@@ -6,6 +6,8 @@
 import { TraceAssembler } from './assembler.ts';
 import { buildTriplets, type BuildOptions } from './build-triplets.ts';
 import { DEFAULT_MAPPERS } from './mappers/index.ts';
+import { createRedactor, redactOutcome } from './redaction/redact-outcome.ts';
+import type { TripletRedactor } from './redaction/types.ts';
 import type { CapturedLog, CapturedSpan, ConventionMapper, GenerationOutcome } from './types.ts';
 import type { RagwatchConfig } from '../config/schema.ts';
 import type { Instruments } from '../metrics/instruments.ts';
@@ -21,6 +23,8 @@ export interface CaptureOptions {
   /** Receives every outcome, including incomplete ones (for `extract --explain`). */
   onOutcome?: (outcome: GenerationOutcome) => void;
   mappers?: readonly ConventionMapper[];
+  /** PII redaction policy (the `redaction` config section). Default: every built-in recognizer on. */
+  redaction?: RagwatchConfig['redaction'];
   /** Sweep period, milliseconds. Default: a quarter of `traceIdleMs`, at least 50. */
   sweepIntervalMs?: number;
 }
@@ -31,6 +35,7 @@ export class Capture {
   readonly #build: BuildOptions;
   readonly #onTriplet: (t: Triplet) => void;
   readonly #onOutcome: ((o: GenerationOutcome) => void) | undefined;
+  readonly #redactor: TripletRedactor;
   readonly #services = new LabelBound(50);
   readonly #models = new LabelBound(50);
   #timer: NodeJS.Timeout | undefined;
@@ -40,6 +45,7 @@ export class Capture {
     this.#instruments = options.instruments;
     this.#onTriplet = options.onTriplet;
     this.#onOutcome = options.onOutcome;
+    this.#redactor = createRedactor(options.redaction);
     this.#build = { mappers: options.mappers ?? DEFAULT_MAPPERS, defaultService: c.defaultService, maxTextChars: c.maxTextChars };
     this.#assembler = new TraceAssembler(
       { maxTraces: c.maxTraces, maxSpansPerTrace: c.maxSpansPerTrace, traceIdleMs: c.traceIdleMs, traceMaxAgeMs: c.traceMaxAgeMs },
@@ -88,8 +94,11 @@ export class Capture {
       this.#instruments.dropped.inc({ stage: 'capture', reason: 'mapper_error' }, spans.length);
       return;
     }
-    for (const outcome of outcomes) {
-      this.#instruments.generationsSeen.inc({ convention: outcome.mapper });
+    for (const raw of outcomes) {
+      this.#instruments.generationsSeen.inc({ convention: raw.mapper });
+      // PII is replaced here, before the triplet reaches any sink (DESIGN §6); undefined = dropped, counted.
+      const outcome = redactOutcome(raw, this.#redactor, this.#instruments);
+      if (!outcome) continue;
       this.#onOutcome?.(outcome);
       if (outcome.kind === 'incomplete') {
         this.#instruments.incomplete.inc({ missing: outcome.missing[0] });

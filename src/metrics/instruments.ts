@@ -37,6 +37,7 @@ export function createInstruments(options: InstrumentsOptions = {}) {
     generationsSeen: new Counter({ name: 'ragwatch_generations_seen_total', help: 'Generation (LLM) spans seen, by convention.', labelNames: ['convention'], registers }),
     captured: new Counter({ name: 'ragwatch_triplets_captured_total', help: 'Triplets assembled from traces.', labelNames: ['convention'], registers }),
     incomplete: new Counter({ name: 'ragwatch_triplets_incomplete_total', help: 'Generations not turned into a triplet, by the first missing field.', labelNames: ['missing'], registers }),
+    redactions: new Counter({ name: 'ragwatch_redactions_total', help: 'PII occurrences replaced at capture, by entity (recognizer name).', labelNames: ['entity'], registers }),
     dropped: new Counter({ name: 'ragwatch_dropped_total', help: 'Items dropped, by pipeline stage and reason.', labelNames: ['stage', 'reason'], registers }),
     sampled: new Counter({ name: 'ragwatch_triplets_sampled_total', help: 'Captured triplets selected for judging.', labelNames: ['stratum'], registers }),
     notSampled: new Counter({ name: 'ragwatch_triplets_not_sampled_total', help: 'Captured triplets not selected for judging.', registers }),

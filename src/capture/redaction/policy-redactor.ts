@@ -1,0 +1,99 @@
+/**
+ * The configured redaction policy applied to whole triplets: query, every source (content, id,
+ * string metadata), response and the allow-listed attributes.
+ * @module
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { BUILTIN_RECOGNIZER_NAMES, BUILTIN_RECOGNIZERS } from './recognizers.ts';
+import { PlaceholderBook, hmacToken, redactText, type HmacKey } from './text-redactor.ts';
+import type { ActiveRecognizer, RedactionResult, TripletRedactor } from './types.ts';
+import { redactionSection, type RedactionConfig } from '../../config/sections/redaction.ts';
+import type { Source, Triplet } from '../../triplet.ts';
+
+type AttributeValue = string | number | boolean;
+
+function activeRecognizers(config: RedactionConfig): ActiveRecognizer[] {
+  const custom: ActiveRecognizer[] = config.custom.map((c) => ({
+    mode: c.mode,
+    recognizer: { name: c.name, entity: c.name.toUpperCase(), patterns: [new RegExp(c.pattern, `${c.flags}dg`)] },
+  }));
+  const builtin: ActiveRecognizer[] = BUILTIN_RECOGNIZERS.filter((r) => config.recognizers[r.name as (typeof BUILTIN_RECOGNIZER_NAMES)[number]].enabled).map((r) => ({
+    recognizer: r,
+    mode: config.recognizers[r.name as (typeof BUILTIN_RECOGNIZER_NAMES)[number]].mode,
+  }));
+  return [...custom, ...builtin];
+}
+
+/** `policyVersion+<8 hex of the effective policy>`: two replicas with the same version and different rules differ. */
+function policyFingerprint(config: RedactionConfig): string {
+  const effective = { ...config, hmacKey: config.hmacKey ? 'set' : 'ephemeral' };
+  return `${config.policyVersion}+${createHash('sha256').update(JSON.stringify(effective)).digest('hex').slice(0, 8)}`;
+}
+
+/** Redacts triplets with the configured policy. Synchronous and linear-time in the triplet's text. */
+export class PolicyRedactor implements TripletRedactor {
+  readonly policyVersion: string;
+  readonly ephemeralKey: boolean;
+  readonly #enabled: boolean;
+  readonly #recognizers: ActiveRecognizer[];
+  readonly #allow: ReadonlySet<string>;
+  readonly #hmacAttrs: ReadonlySet<string>;
+  readonly #key: HmacKey;
+
+  /** @param config the `redaction` config section; default: every built-in recognizer on. */
+  constructor(config: RedactionConfig = redactionSection.parse({})) {
+    this.#enabled = config.enabled;
+    this.#recognizers = activeRecognizers(config);
+    this.#allow = new Set(config.allowAttributes);
+    this.#hmacAttrs = new Set(config.hmacAttributes);
+    this.ephemeralKey = config.hmacKey === undefined;
+    this.#key = { id: config.hmacKeyId, secret: config.hmacKey ? Buffer.from(config.hmacKey, 'utf8') : randomBytes(32) };
+    this.policyVersion = config.enabled ? policyFingerprint(config) : 'off';
+  }
+
+  redact(triplet: Triplet): RedactionResult {
+    try {
+      return this.#redact(triplet);
+    } catch {
+      // Fail closed: a triplet that could not be redacted never leaves capture.
+      return { ok: false, reason: 'redaction_error' };
+    }
+  }
+
+  #redact(triplet: Triplet): RedactionResult {
+    const book = new PlaceholderBook(this.#key);
+    const text = this.#enabled ? (s: string) => redactText(s, this.#recognizers, book) : (s: string) => s;
+    const out: Triplet = {
+      ...triplet,
+      query: text(triplet.query),
+      sources: triplet.sources.map((s) => this.#source(s, text)),
+      response: text(triplet.response),
+      redactionPolicy: this.policyVersion,
+    };
+    if (triplet.attributes) out.attributes = this.#attributes(triplet.attributes, text);
+    else delete out.attributes;
+    const counts = book.counts;
+    if (Object.keys(counts).length > 0) out.redactions = { ...triplet.redactions, ...counts };
+    return { ok: true, triplet: out, counts };
+  }
+
+  #source(s: Source, text: (s: string) => string): Source {
+    const out: Source = { ...s, content: text(s.content) };
+    if (s.id !== undefined) out.id = text(s.id);
+    if (s.metadata) {
+      const meta: Record<string, AttributeValue> = {};
+      for (const [k, v] of Object.entries(s.metadata)) meta[k] = typeof v === 'string' ? text(v) : v;
+      out.metadata = meta;
+    }
+    return out;
+  }
+
+  #attributes(attrs: Record<string, AttributeValue>, text: (s: string) => string): Record<string, AttributeValue> {
+    const out: Record<string, AttributeValue> = {};
+    for (const [k, v] of Object.entries(attrs)) {
+      if (this.#hmacAttrs.has(k)) out[k] = hmacToken(this.#key, k, String(v));
+      else if (this.#allow.has(k)) out[k] = typeof v === 'string' ? text(v) : v;
+    }
+    return out;
+  }
+}

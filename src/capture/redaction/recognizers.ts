@@ -1,0 +1,113 @@
+/**
+ * Built-in recognizers. Each pattern is linear-time on hostile input (see `Recognizer`): bounded
+ * quantifiers, a left-boundary lookbehind so long runs are entered once, and a validator
+ * (Luhn, ISO 7064, registered lengths, `net.isIPv6`) wherever one exists, to keep false positives low.
+ * @module
+ */
+import type { Recognizer } from './types.ts';
+import { digitsOf, ibanLength, ipv6Valid, luhnValid } from './validators.ts';
+
+const lower = (s: string) => s.toLowerCase();
+
+/** E-mail addresses (RFC 5321 length limits: 64-character local part, 63-character labels). */
+export const emailRecognizer: Recognizer = {
+  name: 'email',
+  entity: 'EMAIL',
+  patterns: [/(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]{1,64}@[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63}){0,8}\.[A-Za-z]{2,24}(?![A-Za-z0-9-])/dg],
+  mayContain: (t) => t.includes('@'),
+  normalize: lower,
+};
+
+/** Phone numbers: international (`+` or `00`, E.164), NANP `(555) 123-4567`, and grouped national numbers starting with 0; 9–15 digits in all. */
+export const phoneRecognizer: Recognizer = {
+  name: 'phone',
+  entity: 'PHONE',
+  patterns: [
+    /(?<![\w+])(?:\+|00)[1-9][0-9 ().-]{6,20}[0-9](?!\w)/dg,
+    /(?<![\w.+-])(?:\(\d{3}\) ?|\d{3}[-. ])\d{3}[-. ]\d{4}(?!\w|[-.]\d)/dg,
+    /(?<![\w.+-])0[1-9]\d{0,3}(?:[ -]\d{2,4}){2,4}(?!\w|[-.]\d)/dg,
+  ],
+  validate: (c) => {
+    const n = digitsOf(c).length;
+    return n >= 9 && n <= 15 ? c.length : 0;
+  },
+  normalize: digitsOf,
+};
+
+/** Payment card numbers: 13–19 digits (spaces or dashes allowed), major-network prefix, Luhn-valid. */
+export const paymentCardRecognizer: Recognizer = {
+  name: 'payment_card',
+  entity: 'PAYMENT_CARD',
+  patterns: [/(?<![\d+-])[2-6](?:[ -]?\d){12,18}(?!\d)/dg],
+  validate: (c) => {
+    const d = digitsOf(c);
+    if (d.length < 13 || d.length > 19 || /^(\d)\1+$/.test(d)) return 0;
+    return luhnValid(d) ? c.length : 0;
+  },
+  normalize: digitsOf,
+};
+
+/** IBANs (compact or in groups of four), checked against the registered country length and ISO 7064 mod 97. */
+export const ibanRecognizer: Recognizer = {
+  name: 'iban',
+  entity: 'IBAN',
+  patterns: [/(?<![A-Za-z0-9])[A-Z]{2}\d{2}(?: ?[A-Za-z0-9]){11,30}/dg],
+  validate: ibanLength,
+  normalize: (s) => s.replace(/ /g, '').toUpperCase(),
+};
+
+/** US social security numbers: `123-45-6789` / `123 45 6789` (SSA-invalid areas excluded), or 9 digits after "SSN". */
+export const usSsnRecognizer: Recognizer = {
+  name: 'us_ssn',
+  entity: 'US_SSN',
+  patterns: [
+    /(?<![\d-])(?!000|666|9\d\d)\d{3}([- ])(?!00)\d{2}\1(?!0000)\d{4}(?![\d-])/dg,
+    /\b(?:ssn|social security(?: number)?)\W{0,3}(?<value>\d{9})(?!\d)/dgi,
+  ],
+  normalize: digitsOf,
+};
+
+/** IPv4 and IPv6 addresses (IPv6 candidates are confirmed with `net.isIPv6`). */
+export const ipAddressRecognizer: Recognizer = {
+  name: 'ip_address',
+  entity: 'IP_ADDRESS',
+  patterns: [
+    /(?<![0-9A-Za-z:.])[0-9A-Fa-f:]{2,39}(?![0-9A-Za-z:]|\.\d)/dg,
+    /(?<![\d.])(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(?!\d|\.\d)/dg,
+  ],
+  mayContain: (t) => t.includes('.') || t.includes(':'),
+  validate: (c) => (c.includes('.') || ipv6Valid(c) ? c.length : 0),
+  normalize: lower,
+};
+
+const KEY_NAMES = String.raw`api[_-]?key|apikey|secret(?:[_-]?key)?|client[_-]?secret|password|passwd|pwd|(?:access|auth|refresh|session|id)[_-]?token|private[_-]?key`;
+
+/** Secrets: provider API keys with a known prefix, JWTs, PEM private keys, bearer tokens and `password=…`-style assignments. */
+export const secretRecognizer: Recognizer = {
+  name: 'secret',
+  entity: 'SECRET',
+  patterns: [
+    // OpenAI/Anthropic-style, Stripe, GitHub, Slack, Google, AWS access key ids.
+    /(?<![A-Za-z0-9_-])(?:sk-[A-Za-z0-9_-]{20,256}|(?:sk|rk|pk)_(?:live|test)_[0-9A-Za-z]{16,256}|gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255}|xox[abprs]-[A-Za-z0-9-]{10,256}|AIza[0-9A-Za-z_-]{35}|(?:AKIA|ASIA)[0-9A-Z]{16})(?![A-Za-z0-9_-])/dg,
+    /(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{8,4096}\.eyJ[A-Za-z0-9_-]{2,8192}\.[A-Za-z0-9_-]{0,4096}/dg,
+    /-----BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY-----[\s\S]{0,16384}?-----END [A-Z0-9 ]{0,40}PRIVATE KEY-----/dg,
+    /\bbearer\s{1,3}(?<value>[A-Za-z0-9._~+/-]{16,4096}=*)/dgi,
+    new RegExp(String.raw`\b(?:${KEY_NAMES})["']?\s{0,3}[:=]\s{0,3}["']?(?<value>[^\s"',;]{6,4096})`, 'dgi'),
+    /[?&](?:token|key|sig|signature)=(?<value>[^\s&#"']{8,4096})/dgi,
+  ],
+};
+
+/** Every built-in recognizer, in the order they run (specific before generic: a card is never read as a phone). */
+export const BUILTIN_RECOGNIZERS: readonly Recognizer[] = [
+  secretRecognizer,
+  emailRecognizer,
+  ibanRecognizer,
+  paymentCardRecognizer,
+  usSsnRecognizer,
+  ipAddressRecognizer,
+  phoneRecognizer,
+];
+
+/** Names of the built-in recognizers (config keys under `redaction.recognizers`). */
+export const BUILTIN_RECOGNIZER_NAMES = ['email', 'phone', 'payment_card', 'iban', 'us_ssn', 'ip_address', 'secret'] as const;
+export type BuiltinRecognizerName = (typeof BUILTIN_RECOGNIZER_NAMES)[number];

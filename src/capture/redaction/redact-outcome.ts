@@ -1,0 +1,30 @@
+/**
+ * The capture-stage hook: redacts a generation outcome before any sink sees it, and counts.
+ * @module
+ */
+import { PolicyRedactor } from './policy-redactor.ts';
+import type { TripletRedactor } from './types.ts';
+import type { RedactionConfig } from '../../config/sections/redaction.ts';
+import type { Instruments } from '../../metrics/instruments.ts';
+import type { GenerationOutcome } from '../types.ts';
+
+/** Builds the redactor for a `redaction` config section (default: every built-in recognizer on). */
+export function createRedactor(config?: RedactionConfig): TripletRedactor {
+  return new PolicyRedactor(config);
+}
+
+/**
+ * Returns the outcome with its triplet redacted, or `undefined` when redaction failed (the
+ * triplet is then dropped, counted as `ragwatch_dropped_total{stage="capture",reason="redaction_error"}`:
+ * fail closed). Never throws.
+ */
+export function redactOutcome(outcome: GenerationOutcome, redactor: TripletRedactor, instruments: Instruments): GenerationOutcome | undefined {
+  if (outcome.kind !== 'triplet') return outcome;
+  const result = redactor.redact(outcome.triplet);
+  if (!result.ok) {
+    instruments.dropped.inc({ stage: 'capture', reason: result.reason });
+    return undefined;
+  }
+  for (const [entity, n] of Object.entries(result.counts)) instruments.redactions.inc({ entity }, n);
+  return { ...outcome, triplet: result.triplet };
+}
