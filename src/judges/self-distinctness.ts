@@ -26,6 +26,24 @@ export interface SelfDistinctness {
   redundantPairs: Array<[number, number]>;
 }
 
+/** SD of a text, or why it has none (`empty_response`, `single_sentence`). */
+export type SelfDistinctnessOutcome = ({ ok: true } & SelfDistinctness) | { ok: false; skipped: string };
+
+/**
+ * Splits a response into sentences (D_sen), embeds them and aggregates SD with a cosine threshold.
+ * @param embed sentence embedder (the bundled model or an endpoint's embeddings API)
+ */
+export async function scoreSelfDistinctness(
+  embed: (texts: string[]) => Promise<number[][]>,
+  sentences: readonly string[],
+  threshold: number,
+): Promise<SelfDistinctnessOutcome> {
+  if (sentences.length === 0) return { ok: false, skipped: 'empty_response' };
+  if (sentences.length === 1) return { ok: false, skipped: 'single_sentence' };
+  const vectors = await embed([...sentences]);
+  return { ok: true, ...selfDistinctness(sentences.length, (i, j) => cosine(vectors[i]!, vectors[j]!) >= threshold) };
+}
+
 /**
  * Aggregates SD from a symmetric "repeats" relation over n sentences.
  * @param repeats returns true when sentences i and j say the same thing

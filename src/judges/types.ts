@@ -15,7 +15,21 @@ export interface JudgeScores {
   usage: Usage;
 }
 
-export type JudgeResult = ({ ok: true } & JudgeScores) | { ok: false; error: RagwatchError; retriable: boolean };
+/** A failed scoring attempt; `retriable` failures may succeed later (the Kafka scorer pauses for `retryAfterMs`). */
+export interface JudgeFailure {
+  ok: false;
+  error: RagwatchError;
+  retriable: boolean;
+  /** How long to wait before trying again (429/503 Retry-After, or until the circuit breaker half-opens). */
+  retryAfterMs?: number;
+}
+
+export type JudgeResult = ({ ok: true } & JudgeScores) | JudgeFailure;
+
+/** Turns sentences into embedding vectors (the bundled model or an endpoint's embeddings API). */
+export interface SentenceEmbedder {
+  embed(texts: string[]): Promise<number[][]>;
+}
 
 export interface Judge {
   readonly kind: JudgeKind;

@@ -1,24 +1,87 @@
 import { z } from 'zod';
 
+/** Price of one model's tokens, per million tokens, in the currency of your choice. */
+const priceSchema = z
+  .object({
+    /** Price per million input (prompt) tokens. */
+    inputPerMillion: z.number().nonnegative(),
+    /** Price per million output (completion) tokens. */
+    outputPerMillion: z.number().nonnegative(),
+  })
+  .strict();
+
+/** LLM judge: client limits, retries, circuit breaker, caches, prices. */
+const llmSection = z
+  .object({
+    /** Per-request timeout in milliseconds. Default 30000. */
+    timeoutMs: z.number().int().positive().default(30_000),
+    /** Retries of one request on 408/409/425/429/5xx, timeouts and network errors. Default 3. */
+    maxRetries: z.number().int().min(0).max(10).default(3),
+    /** First backoff delay in milliseconds (doubles per retry, full jitter). Default 500. */
+    retryBaseMs: z.number().int().positive().default(500),
+    /** Longest backoff delay in milliseconds. Default 20000. */
+    retryMaxMs: z.number().int().positive().default(20_000),
+    /** Longest `Retry-After` honoured in milliseconds; a longer one fails the triplet as retriable. Default 60000. */
+    maxRetryAfterMs: z.number().int().positive().default(60_000),
+    /** HTTP requests in flight at once (across all triplets). Default 4. */
+    maxConcurrentRequests: z.number().int().positive().default(4),
+    /** Token budget per minute (estimated before, corrected after each call); 0 = unlimited. Default 0. */
+    tokensPerMinute: z.number().int().min(0).default(0),
+    /** Most output tokens per call. Default 4096. */
+    maxOutputTokens: z.number().int().positive().default(4096),
+    /** Sampling temperature. Default 0. */
+    temperature: z.number().min(0).max(2).default(0),
+    /** Seed sent for reproducible sampling where the endpoint supports it; null = not sent. Default 0. */
+    seed: z.number().int().nullable().default(0),
+    /** `json_schema` (strict structured output) or `json_object` (JSON mode + validation). Default `json_schema`; falls back to `json_object` when the endpoint rejects schemas. */
+    structuredOutput: z.enum(['json_schema', 'json_object']).default('json_schema'),
+    /** Consecutive failed requests (after retries) that open the circuit breaker. Default 5. */
+    breakerFailureThreshold: z.number().int().positive().default(5),
+    /** How long the breaker stays open before one trial request, in milliseconds. Default 30000. */
+    breakerCooldownMs: z.number().int().positive().default(30_000),
+    /** Source-fact decompositions cached by content hash (LRU entries). Default 10000. */
+    factCacheSize: z.number().int().min(0).default(10_000),
+    /** Whole score results cached by triplet text + judge config (LRU entries). Default 1000. */
+    resultCacheSize: z.number().int().min(0).default(1000),
+    /** Sentence embeddings for self-distinctness: the bundled model (`embedded`) or the endpoint's embeddings API (`endpoint`). Default `embedded`. */
+    embeddings: z.enum(['embedded', 'endpoint']).default('embedded'),
+    /** Embeddings model when `embeddings: endpoint`. Default `text-embedding-3-small`. */
+    embeddingModel: z.string().min(1).default('text-embedding-3-small'),
+    /** Price table by model name, for `ragwatch_judge_cost_total`. Default none (no cost series). */
+    prices: z.record(z.string(), priceSchema).default({}),
+  })
+  .strict();
+
 /** Judges: how sampled triplets are scored. */
 export const judgeSection = z
   .object({
-    /** `embedded` (bundled model, no network) or `llm` (any OpenAI-compatible endpoint). */
-    kind: z.enum(['embedded', 'llm']).default('embedded'),
-    /** Judge model name for `llm`. */
+    /**
+     * `embedded` (bundled model, no network) or `llm` (any OpenAI-compatible endpoint). Default: `llm`
+     * when an endpoint is configured (`baseUrl` or `apiKey` set), else `embedded` (DESIGN §8).
+     */
+    kind: z.enum(['embedded', 'llm']).optional(),
+    /** Judge model name for `llm`. Default `gpt-4o-mini`. */
     model: z.string().min(1).default('gpt-4o-mini'),
-    /** OpenAI-compatible base URL (env `OPENAI_BASE_URL`). */
+    /** OpenAI-compatible base URL (env `OPENAI_BASE_URL`). Default none (OpenAI's). */
     baseUrl: z.string().url().optional(),
-    /** API key (env `OPENAI_API_KEY`); never printed. */
+    /** API key (env `OPENAI_API_KEY`); never printed. Default none. */
     apiKey: z.string().optional(),
-    /** Triplets scored concurrently. */
+    /** Triplets scored concurrently. Default 2. */
     concurrency: z.number().int().positive().default(2),
+    llm: llmSection.prefault({}),
     embedded: z
       .object({
-        /** Cosine similarity at or above which two response sentences count as repeats (self-distinctness). */
+        /**
+         * Cosine similarity at or above which two response sentences count as repeats
+         * (self-distinctness, both judges). Default 0.8, chosen by measurement (docs/judges.md).
+         */
         similarityThreshold: z.number().min(0).max(1).default(0.8),
       })
       .strict()
       .prefault({}),
   })
-  .strict();
+  .strict()
+  .transform((j) => ({ ...j, kind: j.kind ?? (j.baseUrl !== undefined || j.apiKey !== undefined ? ('llm' as const) : ('embedded' as const)) }));
+
+/** The judge section with defaults resolved. */
+export type JudgeConfig = z.output<typeof judgeSection>;

@@ -1,0 +1,196 @@
+/**
+ * The LLM judge: THELMA's six metrics plus claim-level faithfulness / hallucination_free, from at
+ * most three batched calls per triplet (decompose; response match ∥ source match), with source
+ * facts cached by content hash and whole results cached by (triplet text, judge config).
+ * Self-distinctness uses sentence embeddings. Every call runs with tracing suppressed.
+ * @module
+ */
+import { RagwatchError, errorMessage } from '../../errors.ts';
+import { withTracingSuppressed } from '../../suppress-tracing.ts';
+import type { MetricName, SampledTriplet, ScoreDetails, Usage } from '../../triplet.ts';
+import { aggregateVerdicts, type ClaimVerdicts, type SourceVerdicts, type SubQuestionVerdicts } from '../aggregate.ts';
+import { BoundedCache, contentHash } from '../cache.ts';
+import { loadEmbeddingModel } from '../embedded/model.ts';
+import { scoreSelfDistinctness } from '../self-distinctness.ts';
+import { splitSentences } from '../sentences.ts';
+import type { Judge, JudgeFailure, JudgeResult, JudgeScores, SentenceEmbedder } from '../types.ts';
+import { LlmClient, type LlmClientOptions } from './client.ts';
+import { repairMessage } from './prompts.ts';
+import { PROMPT_VERSION, decomposeStep, responseMatchStep, sourceMatchStep, type Step } from './steps.ts';
+
+/** Options of {@link LlmJudge}; all optional. Client options are passed to {@link LlmClient}. */
+export interface LlmJudgeOptions extends LlmClientOptions {
+  /** Cosine at or above which two response sentences repeat each other. Default 0.8. */
+  similarityThreshold?: number;
+  /** Most response sentences embedded for self-distinctness. Default 64. */
+  maxSentences?: number;
+  /** Source-fact cache entries (0 disables). Default 10000. */
+  factCacheSize?: number;
+  /** Whole-result cache entries (0 disables). Default 1000. */
+  resultCacheSize?: number;
+  /** Sentence embedder for self-distinctness. Default: the bundled USE-lite model. */
+  embedder?: SentenceEmbedder;
+}
+
+type Cached = Omit<JudgeScores, 'usage'>;
+type StepOutcome<T> = { ok: true; value: T } | JudgeFailure;
+
+const bundledEmbedder: SentenceEmbedder = { embed: async (texts) => (await loadEmbeddingModel()).embed(texts) };
+
+export class LlmJudge implements Judge {
+  readonly kind = 'llm' as const;
+  readonly model: string;
+  readonly #client: LlmClient;
+  readonly #threshold: number;
+  readonly #maxSentences: number;
+  readonly #facts: BoundedCache<string[]>;
+  readonly #results: BoundedCache<Cached>;
+  readonly #embedder: SentenceEmbedder;
+  #ready = false;
+  #closed = false;
+  readonly #abort = new AbortController();
+
+  constructor(options: LlmJudgeOptions = {}) {
+    this.#client = new LlmClient(options);
+    this.model = this.#client.model;
+    this.#threshold = options.similarityThreshold ?? 0.8;
+    this.#maxSentences = options.maxSentences ?? 64;
+    this.#facts = new BoundedCache(options.factCacheSize ?? 10_000);
+    this.#results = new BoundedCache(options.resultCacheSize ?? 1000);
+    this.#embedder = options.embedder ?? bundledEmbedder;
+  }
+
+  get ready(): boolean {
+    return this.#ready;
+  }
+
+  /** The client's circuit-breaker state. */
+  get breakerState(): 'closed' | 'open' | 'half_open' {
+    return this.#client.breakerState;
+  }
+
+  async init(): Promise<void> {
+    if (this.#ready) return;
+    if (this.#embedder === bundledEmbedder) await loadEmbeddingModel();
+    this.#ready = true;
+  }
+
+  score(triplet: SampledTriplet, options: { signal?: AbortSignal } = {}): Promise<JudgeResult> {
+    if (this.#closed) return Promise.resolve({ ok: false, retriable: true, error: new RagwatchError('RAGWATCH_SHUTDOWN', 'judge is shut down') });
+    const signal = options.signal ? AbortSignal.any([options.signal, this.#abort.signal]) : this.#abort.signal;
+    return withTracingSuppressed(() => this.#score(triplet, signal)).catch((err: unknown) => ({
+      ok: false as const,
+      retriable: false,
+      error: new RagwatchError('RAGWATCH_JUDGE_FAILED', `llm judge failed: ${errorMessage(err)}`, { cause: err }),
+    }));
+  }
+
+  async #score(triplet: SampledTriplet, signal: AbortSignal): Promise<JudgeResult> {
+    const started = performance.now();
+    const usage: Usage = { calls: 0, inputTokens: 0, outputTokens: 0, durationMs: 0 };
+    const { query, response } = triplet;
+    const resultKey = contentHash('result', PROMPT_VERSION, this.model, String(this.#threshold), query, response, ...triplet.sources.map((s) => s.content));
+    const hit = this.#results.get(resultKey);
+    if (hit) return { ok: true, ...structuredClone(hit), usage: { ...usage, durationMs: performance.now() - started } };
+
+    const sources = triplet.sources.map((s, index) => ({ id: `s${index + 1}`, index, content: s.content, factKey: contentHash('facts', PROMPT_VERSION, this.model, s.content) }));
+    const facts = new Map<string, string[]>();
+    for (const s of sources) {
+      const cached = this.#facts.get(s.factKey);
+      if (cached) facts.set(s.id, cached);
+    }
+    const missing = sources.filter((s) => !facts.has(s.id));
+    const hasResponse = response.trim() !== '';
+    const sdPromise = scoreSelfDistinctness((t) => this.#embedder.embed(t), splitSentences(response).slice(0, this.#maxSentences), this.#threshold).catch(
+      (err: unknown) => ({ ok: false as const, skipped: `embedding_failed: ${errorMessage(err).slice(0, 80)}` }),
+    );
+
+    let subQuestionTexts: string[] = [];
+    let claimTexts: string[] = [];
+    if (query.trim() !== '' || hasResponse || missing.length > 0) {
+      const dec = await this.#run(decomposeStep(query, response, missing), usage, signal);
+      if (!dec.ok) return dec;
+      subQuestionTexts = query.trim() === '' ? [] : dec.value.subQuestions;
+      claimTexts = hasResponse ? dec.value.claims : [];
+      for (const s of missing) {
+        const got = dec.value.facts.get(s.id) ?? [];
+        facts.set(s.id, got);
+        this.#facts.set(s.factKey, got);
+      }
+    }
+    const claims = claimTexts.map((text, i) => ({ id: `c${i + 1}`, text }));
+    const subQuestions = subQuestionTexts.map((text, i) => ({ id: `q${i + 1}`, text }));
+    const withFacts = sources.map((s) => ({ ...s, facts: (facts.get(s.id) ?? []).map((text, i) => ({ id: `${s.id}f${i + 1}`, text })) }));
+
+    const needResponseMatch = claims.length > 0 || (hasResponse && subQuestions.length > 0);
+    const [rm, sm] = await Promise.all([
+      needResponseMatch ? this.#run(responseMatchStep(query, response, sources, claims, hasResponse ? subQuestions : []), usage, signal) : undefined,
+      sources.length > 0 ? this.#run(sourceMatchStep(query, withFacts, subQuestions), usage, signal) : undefined,
+    ]);
+    if (rm && !rm.ok) return rm;
+    if (sm && !sm.ok) return sm;
+
+    const hasSources = sources.length > 0;
+    const claimVerdicts: ClaimVerdicts[] = claims.map((c) => {
+      const v = rm!.value.claims.get(c.id)!;
+      return hasSources ? { text: c.text, essential: v.essential, verdict: v.verdict } : { text: c.text, essential: v.essential };
+    });
+    const subQuestionVerdicts: SubQuestionVerdicts[] = subQuestions.map((q) => {
+      const out: SubQuestionVerdicts = { text: q.text };
+      const bySources = sm?.value.coveredBySources.get(q.id);
+      const byResponse = rm?.value.coveredByResponse.get(q.id);
+      if (bySources !== undefined) out.coveredBySources = bySources;
+      if (byResponse !== undefined) out.coveredByResponse = byResponse;
+      return out;
+    });
+    const sourceVerdicts: SourceVerdicts[] = withFacts.map((s) => {
+      const v = sm!.value.sources.get(s.id)!;
+      return { index: s.index, essential: v.essential, facts: s.facts.map((f) => ({ text: f.text, essential: v.facts.get(f.id)! })) };
+    });
+    const { scores, skipped } = aggregateVerdicts({ claims: claimVerdicts, subQuestions: subQuestionVerdicts, sources: sourceVerdicts, hasResponse });
+
+    const details: ScoreDetails = {
+      claims: claimVerdicts.map((c) => ({ ...c })),
+      subQuestions: subQuestionVerdicts,
+      sources: sourceVerdicts.map((s) => ({ index: s.index, essential: s.essential })),
+      redundantSentences: [],
+    };
+    const sd = await sdPromise;
+    if (sd.ok) {
+      scores.response_self_distinctness = sd.score;
+      details.redundantSentences = sd.redundantPairs;
+    } else skipped.response_self_distinctness = sd.skipped;
+
+    const result: Cached = { scores: scores as Partial<Record<MetricName, number>>, skipped, details };
+    this.#results.set(resultKey, structuredClone(result));
+    usage.durationMs = performance.now() - started;
+    return { ok: true, ...result, usage };
+  }
+
+  /** One step: a call, validation, at most one repair call; a second invalid answer fails the triplet. */
+  async #run<T>(step: Step<T>, usage: Usage, signal: AbortSignal): Promise<StepOutcome<T>> {
+    let messages = step.messages;
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const res = await this.#client.complete({ messages, schemaName: `ragwatch_${step.name}`, jsonSchema: step.jsonSchema }, signal);
+      if (!res.ok) return res;
+      usage.calls++;
+      usage.inputTokens += res.inputTokens;
+      usage.outputTokens += res.outputTokens;
+      const parsed = step.parse(res.content);
+      if (parsed.ok) return parsed;
+      if (attempt === 1) {
+        return { ok: false, retriable: false, error: new RagwatchError('RAGWATCH_JUDGE_MALFORMED', `judge answer to ${step.name} invalid after one repair: ${parsed.problem}`) };
+      }
+      messages = [...step.messages, { role: 'assistant', content: res.content.slice(0, 8000) }, { role: 'user', content: repairMessage(step.boundary, parsed.problem, step.contract) }];
+    }
+    throw new Error('unreachable');
+  }
+
+  shutdown(): Promise<void> {
+    if (!this.#closed) {
+      this.#closed = true;
+      this.#abort.abort(new RagwatchError('RAGWATCH_SHUTDOWN', 'judge shut down'));
+    }
+    return Promise.resolve();
+  }
+}

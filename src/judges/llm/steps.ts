@@ -1,0 +1,232 @@
+/**
+ * The three batched judge calls of the protocol (docs/judges.md):
+ *  1. decompose — query → sub-questions, response → claims, each uncached source → facts;
+ *  2. response match — per claim: essential to the query + three-way support verdict; per
+ *     sub-question: covered by the response;
+ *  3. source match — per source: essential; per fact: essential; per sub-question: covered by sources.
+ * Each step builds its messages, a per-call zod schema (nonce and ids as literals/enums, exported to
+ * JSON schema for structured output) and a count check (one verdict per item, ids echoed once).
+ * @module
+ */
+import { z } from 'zod';
+import type { SupportVerdict } from '../aggregate.ts';
+import type { ChatMessage } from './client.ts';
+import { newBoundary, systemPrompt, tailReminder, wrapUntrusted, type Boundary } from './prompts.ts';
+
+/** Version of the prompts; part of every cache key, bump when a prompt changes meaning. */
+export const PROMPT_VERSION = 'v1';
+
+/** Most items accepted in one list (bounds cost and output size). */
+const MAX_ITEMS = 64;
+
+/** A prepared call: messages, schema, and the validator that turns raw content into typed output. */
+export interface Step<T> {
+  name: string;
+  boundary: Boundary;
+  messages: ChatMessage[];
+  jsonSchema: Record<string, unknown>;
+  /** Restated output contract (also used in the repair message). */
+  contract: string;
+  /** Parses and validates raw content; a string is the problem found. */
+  parse(content: string): { ok: true; value: T } | { ok: false; problem: string };
+}
+
+function toJsonSchema(schema: z.ZodType): Record<string, unknown> {
+  const { $schema: _drop, ...rest } = z.toJSONSchema(schema) as Record<string, unknown>;
+  return rest;
+}
+
+function idEnum(ids: readonly string[]): z.ZodType<string> {
+  return ids.length > 0 ? z.enum(ids as [string, ...string[]]) : z.string();
+}
+
+/** Checks that `got` holds every expected id exactly once (the count check). */
+export function checkIds(what: string, expected: readonly string[], got: readonly string[]): string | undefined {
+  if (got.length !== expected.length) return `expected ${expected.length} ${what} (ids ${expected.join(', ') || 'none'}), got ${got.length}`;
+  const seen = new Set<string>();
+  for (const id of got) {
+    if (!expected.includes(id)) return `unknown ${what} id "${id}"`;
+    if (seen.has(id)) return `duplicate ${what} id "${id}"`;
+    seen.add(id);
+  }
+  return undefined;
+}
+
+function parseWith<T>(schema: z.ZodType<T>, content: string, check: (v: T) => string | undefined): { ok: true; value: T } | { ok: false; problem: string } {
+  // Only a whole-message JSON object is accepted (optionally fenced); JSON is never fished out of prose.
+  const text = content.trim().replace(/^```(?:json)?\s*\n([\s\S]*)\n```$/u, '$1');
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch {
+    return { ok: false, problem: 'the answer is not a JSON object' };
+  }
+  const parsed = schema.safeParse(data);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    return { ok: false, problem: `the JSON does not match the schema at "${issue?.path.join('.') ?? ''}": ${issue?.message ?? 'invalid'}` };
+  }
+  const problem = check(parsed.data);
+  return problem ? { ok: false, problem } : { ok: true, value: parsed.data };
+}
+
+function messages(boundary: Boundary, task: string, data: string[], contract: string): ChatMessage[] {
+  return [
+    { role: 'system', content: systemPrompt(boundary) },
+    { role: 'user', content: [`TASK: ${task}`, '', ...data, '', tailReminder(boundary, task, contract)].join('\n') },
+  ];
+}
+
+/** Output of the decompose call. */
+export interface DecomposeOutput {
+  subQuestions: string[];
+  claims: string[];
+  /** Facts per requested source id. */
+  facts: Map<string, string[]>;
+}
+
+/** Builds the decompose call; `sources` are only the ones whose facts are not cached. */
+export function decomposeStep(query: string, response: string, sources: ReadonlyArray<{ id: string; content: string }>): Step<DecomposeOutput> {
+  const boundary = newBoundary([query, response, ...sources.map((s) => s.content)]);
+  const ids = sources.map((s) => s.id);
+  const list = z.array(z.string().min(1)).max(MAX_ITEMS);
+  const schema = z.strictObject({
+    call: z.literal(boundary.nonce),
+    subQuestions: list,
+    claims: list,
+    sources: z.array(z.strictObject({ id: idEnum(ids), facts: list })).max(ids.length),
+  });
+  const task = [
+    '(a) subQuestions: split the QUERY into short stand-alone sub-questions (resolve pronouns; drop greetings and statements that ask nothing).',
+    '(b) claims: split the RESPONSE into atomic stand-alone claims — one piece of information each, verifiable on its own, little overlap, together covering everything the response states. A response without factual content has no claims.',
+    ids.length > 0 ? `(c) sources: for each SOURCE block (${ids.join(', ')}), its atomic stand-alone facts, with the same rules as claims.` : '(c) sources: an empty list.',
+  ].join(' ');
+  const contract = `Keys: "subQuestions" (strings), "claims" (strings), "sources" (exactly ${ids.length} objects {"id","facts"}${ids.length > 0 ? `, ids ${ids.join(', ')} each once` : ''}).`;
+  const data = [wrapUntrusted(boundary, 'query', query), wrapUntrusted(boundary, 'response', response), ...sources.map((s) => wrapUntrusted(boundary, 'source', s.content, s.id))];
+  return {
+    name: 'decompose',
+    boundary,
+    messages: messages(boundary, task, data, contract),
+    jsonSchema: toJsonSchema(schema),
+    contract,
+    parse(content) {
+      const r = parseWith(schema, content, (v) => checkIds('sources', ids, v.sources.map((s) => s.id)));
+      if (!r.ok) return r;
+      return { ok: true, value: { subQuestions: r.value.subQuestions, claims: r.value.claims, facts: new Map(r.value.sources.map((s) => [s.id, s.facts])) } };
+    },
+  };
+}
+
+/** Output of the response-match call, by claim id and sub-question id. */
+export interface ResponseMatchOutput {
+  claims: Map<string, { essential: boolean; verdict: SupportVerdict }>;
+  coveredByResponse: Map<string, boolean>;
+}
+
+/** Builds the response-match call (claims vs query and sources; sub-questions vs response). */
+export function responseMatchStep(
+  query: string,
+  response: string,
+  sources: ReadonlyArray<{ id: string; content: string }>,
+  claims: ReadonlyArray<{ id: string; text: string }>,
+  subQuestions: ReadonlyArray<{ id: string; text: string }>,
+): Step<ResponseMatchOutput> {
+  const boundary = newBoundary([query, response, ...sources.map((s) => s.content), ...claims.map((c) => c.text), ...subQuestions.map((q) => q.text)]);
+  const claimIds = claims.map((c) => c.id);
+  const qIds = subQuestions.map((q) => q.id);
+  const schema = z.strictObject({
+    call: z.literal(boundary.nonce),
+    claims: z.array(z.strictObject({ id: idEnum(claimIds), essential: z.boolean(), verdict: z.enum(['supported', 'contradicted', 'not_in_sources']) })).max(MAX_ITEMS),
+    subQuestions: z.array(z.strictObject({ id: idEnum(qIds), coveredByResponse: z.boolean() })).max(MAX_ITEMS),
+  });
+  const task = [
+    'For each CLAIM: "essential" = true if the claim is essential to answer the QUERY or any part of it; "verdict" = "supported" if the SOURCES state it, "contradicted" if the SOURCES state something incompatible with it, "not_in_sources" if the SOURCES say nothing about it (judge only against the SOURCES, not your own knowledge).',
+    'For each SUB-QUESTION: "coveredByResponse" = true if the RESPONSE addresses its intent.',
+  ].join(' ');
+  const contract = `Keys: "claims" (exactly ${claimIds.length} objects {"id","essential","verdict"}, ids ${claimIds.join(', ') || 'none'} each once), "subQuestions" (exactly ${qIds.length} objects {"id","coveredByResponse"}, ids ${qIds.join(', ') || 'none'} each once).`;
+  const data = [
+    wrapUntrusted(boundary, 'query', query),
+    ...sources.map((s) => wrapUntrusted(boundary, 'source', s.content, s.id)),
+    wrapUntrusted(boundary, 'response', response),
+    ...claims.map((c) => wrapUntrusted(boundary, 'claim', c.text, c.id)),
+    ...subQuestions.map((q) => wrapUntrusted(boundary, 'sub-question', q.text, q.id)),
+  ];
+  return {
+    name: 'response_match',
+    boundary,
+    messages: messages(boundary, task, data, contract),
+    jsonSchema: toJsonSchema(schema),
+    contract,
+    parse(content) {
+      const r = parseWith(schema, content, (v) => checkIds('claims', claimIds, v.claims.map((c) => c.id)) ?? checkIds('subQuestions', qIds, v.subQuestions.map((q) => q.id)));
+      if (!r.ok) return r;
+      return {
+        ok: true,
+        value: {
+          claims: new Map(r.value.claims.map((c) => [c.id, { essential: c.essential, verdict: c.verdict }])),
+          coveredByResponse: new Map(r.value.subQuestions.map((q) => [q.id, q.coveredByResponse])),
+        },
+      };
+    },
+  };
+}
+
+/** Output of the source-match call. */
+export interface SourceMatchOutput {
+  sources: Map<string, { essential: boolean; facts: Map<string, boolean> }>;
+  coveredBySources: Map<string, boolean>;
+}
+
+/** Builds the source-match call (sources and their facts vs query; sub-questions vs sources). */
+export function sourceMatchStep(
+  query: string,
+  sources: ReadonlyArray<{ id: string; content: string; facts: ReadonlyArray<{ id: string; text: string }> }>,
+  subQuestions: ReadonlyArray<{ id: string; text: string }>,
+): Step<SourceMatchOutput> {
+  const boundary = newBoundary([query, ...sources.flatMap((s) => [s.content, ...s.facts.map((f) => f.text)]), ...subQuestions.map((q) => q.text)]);
+  const sourceIds = sources.map((s) => s.id);
+  const factIds = sources.flatMap((s) => s.facts.map((f) => f.id));
+  const qIds = subQuestions.map((q) => q.id);
+  const schema = z.strictObject({
+    call: z.literal(boundary.nonce),
+    sources: z.array(z.strictObject({ id: idEnum(sourceIds), essential: z.boolean(), facts: z.array(z.strictObject({ id: idEnum(factIds), essential: z.boolean() })).max(MAX_ITEMS) })).max(MAX_ITEMS),
+    subQuestions: z.array(z.strictObject({ id: idEnum(qIds), coveredBySources: z.boolean() })).max(MAX_ITEMS),
+  });
+  const task = [
+    'For each SOURCE: "essential" = true if the source contains any information essential to answer the QUERY; for each of its FACTS: "essential" = true if that fact is essential to answer the QUERY.',
+    'For each SUB-QUESTION: "coveredBySources" = true if a single SOURCE, or the SOURCES taken together, answer it.',
+  ].join(' ');
+  const contract = `Keys: "sources" (exactly ${sourceIds.length} objects {"id","essential","facts":[{"id","essential"}]}, ids ${sourceIds.join(', ')} each once, each with its own fact ids), "subQuestions" (exactly ${qIds.length} objects {"id","coveredBySources"}, ids ${qIds.join(', ') || 'none'} each once).`;
+  const data = [
+    wrapUntrusted(boundary, 'query', query),
+    ...sources.flatMap((s) => [wrapUntrusted(boundary, 'source', s.content, s.id), ...s.facts.map((f) => wrapUntrusted(boundary, 'fact', f.text, f.id))]),
+    ...subQuestions.map((q) => wrapUntrusted(boundary, 'sub-question', q.text, q.id)),
+  ];
+  return {
+    name: 'source_match',
+    boundary,
+    messages: messages(boundary, task, data, contract),
+    jsonSchema: toJsonSchema(schema),
+    contract,
+    parse(content) {
+      const r = parseWith(schema, content, (v) => {
+        const bad = checkIds('sources', sourceIds, v.sources.map((s) => s.id)) ?? checkIds('subQuestions', qIds, v.subQuestions.map((q) => q.id));
+        if (bad) return bad;
+        for (const s of v.sources) {
+          const expected = sources.find((x) => x.id === s.id)!.facts.map((f) => f.id);
+          const problem = checkIds(`facts of ${s.id}`, expected, s.facts.map((f) => f.id));
+          if (problem) return problem;
+        }
+        return undefined;
+      });
+      if (!r.ok) return r;
+      return {
+        ok: true,
+        value: {
+          sources: new Map(r.value.sources.map((s) => [s.id, { essential: s.essential, facts: new Map(s.facts.map((f) => [f.id, f.essential])) }])),
+          coveredBySources: new Map(r.value.subQuestions.map((q) => [q.id, q.coveredBySources])),
+        },
+      };
+    },
+  };
+}
