@@ -1,0 +1,60 @@
+{{/* Chart name, truncated to 63 characters. */}}
+{{- define "ragwatch.name" -}}
+{{- default .Chart.Name .Values.nameOverride | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{/* Fully qualified app name (release-name logic of the `helm create` scaffold). */}}
+{{- define "ragwatch.fullname" -}}
+{{- if .Values.fullnameOverride }}
+{{- .Values.fullnameOverride | trunc 63 | trimSuffix "-" }}
+{{- else }}
+{{- $name := default .Chart.Name .Values.nameOverride }}
+{{- if contains $name .Release.Name }}
+{{- .Release.Name | trunc 63 | trimSuffix "-" }}
+{{- else }}
+{{- printf "%s-%s" .Release.Name $name | trunc 63 | trimSuffix "-" }}
+{{- end }}
+{{- end }}
+{{- end }}
+
+{{- define "ragwatch.chart" -}}
+{{- printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{/* Common labels. */}}
+{{- define "ragwatch.labels" -}}
+helm.sh/chart: {{ include "ragwatch.chart" . }}
+{{ include "ragwatch.selectorLabels" . }}
+app.kubernetes.io/version: {{ .Values.image.tag | default .Chart.AppVersion | quote }}
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+app.kubernetes.io/part-of: ragwatch
+{{- end }}
+
+{{/* Selector labels shared by every ragwatch object of the release. */}}
+{{- define "ragwatch.selectorLabels" -}}
+app.kubernetes.io/name: {{ include "ragwatch.name" . }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+{{- end }}
+
+{{- define "ragwatch.serviceAccountName" -}}
+{{- if .Values.serviceAccount.create }}
+{{- default (include "ragwatch.fullname" .) .Values.serviceAccount.name }}
+{{- else }}
+{{- default "default" .Values.serviceAccount.name }}
+{{- end }}
+{{- end }}
+
+{{/* Roles deployed in the current mode, with their CLI command and whether they serve OTLP. */}}
+{{- define "ragwatch.roles" -}}
+{{- if eq .Values.mode "split" }}
+- {name: collector, command: collector, otlp: true, values: collector}
+- {name: scorer, command: scorer, otlp: false, values: scorer}
+{{- else }}
+- {name: all-in-one, command: start, otlp: true, values: allInOne}
+{{- end }}
+{{- end }}
+
+{{/* True when the cluster serves the prometheus-operator CRDs (or --api-versions says so). */}}
+{{- define "ragwatch.hasMonitoringCRDs" -}}
+{{- if .Capabilities.APIVersions.Has "monitoring.coreos.com/v1" }}true{{ end }}
+{{- end }}
