@@ -7,6 +7,8 @@ import { Capture } from './capture/capture.ts';
 import type { CapturedLog, CapturedSpan, GenerationOutcome } from './capture/types.ts';
 import type { RagwatchConfig } from './config/schema.ts';
 import { EmbeddedJudge } from './judges/embedded/embedded-judge.ts';
+import { EndpointEmbedder } from './judges/llm/endpoint-embedder.ts';
+import { LlmJudge } from './judges/llm/llm-judge.ts';
 import type { Judge } from './judges/types.ts';
 import { createInstruments, type Instruments } from './metrics/instruments.ts';
 import { RateSampler } from './sampling/rate.ts';
@@ -28,9 +30,24 @@ export interface PipelineOptions {
   onOutcome?: (outcome: GenerationOutcome) => void;
 }
 
-/** Builds the judge named by the configuration. */
-export function createJudge(config: RagwatchConfig): Judge {
-  return new EmbeddedJudge({ similarityThreshold: config.judge.embedded.similarityThreshold });
+/**
+ * Builds the judge named by the configuration (`judge.kind`, which defaults to `llm` when an
+ * endpoint is configured, else `embedded`). Judge usage series go to `options.instruments`.
+ */
+export function createJudge(config: RagwatchConfig, options: { instruments?: Instruments } = {}): Judge {
+  const j = config.judge;
+  if (j.kind === 'embedded') return new EmbeddedJudge({ similarityThreshold: j.embedded.similarityThreshold });
+  const { embeddings, embeddingModel, ...llm } = j.llm;
+  const endpoint = { ...(j.baseUrl !== undefined ? { baseUrl: j.baseUrl } : {}), ...(j.apiKey !== undefined ? { apiKey: j.apiKey } : {}) };
+  return new LlmJudge({
+    ...llm,
+    ...(embeddings === 'endpoint' ? { embedder: new EndpointEmbedder({ ...endpoint, model: embeddingModel, timeoutMs: llm.timeoutMs }) } : {}),
+    model: j.model,
+    ...(j.baseUrl !== undefined ? { baseUrl: j.baseUrl } : {}),
+    ...(j.apiKey !== undefined ? { apiKey: j.apiKey } : {}),
+    similarityThreshold: j.embedded.similarityThreshold,
+    ...(options.instruments ? { instruments: options.instruments } : {}),
+  });
 }
 
 export class Pipeline {
@@ -49,7 +66,7 @@ export class Pipeline {
     this.config = config;
     this.instruments = options.instruments ?? createInstruments({ processMetrics: config.metrics.processMetrics });
     this.sampler = options.sampler ?? new RateSampler(config.sampling.rate);
-    this.judge = options.judge ?? createJudge(config);
+    this.judge = options.judge ?? createJudge(config, { instruments: this.instruments });
     this.transport = new MemoryTransport({ maxQueueSize: config.transport.maxQueueSize, concurrency: config.judge.concurrency, instruments: this.instruments });
     this.scorer = new Scorer({ judge: this.judge, instruments: this.instruments, ...(options.onRecord ? { onRecord: options.onRecord } : {}) });
     this.capture = new Capture({
