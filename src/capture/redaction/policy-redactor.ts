@@ -4,7 +4,7 @@
  * @module
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { BUILTIN_RECOGNIZER_NAMES, BUILTIN_RECOGNIZERS } from './recognizers.ts';
+import { BUILTIN_RECOGNIZERS, type BuiltinRecognizerName } from './recognizers.ts';
 import { PlaceholderBook, hmacToken, redactText, type HmacKey } from './text-redactor.ts';
 import type { ActiveRecognizer, RedactionResult, TripletRedactor } from './types.ts';
 import { redactionSection, type RedactionConfig } from '../../config/sections/redaction.ts';
@@ -17,9 +17,9 @@ function activeRecognizers(config: RedactionConfig): ActiveRecognizer[] {
     mode: c.mode,
     recognizer: { name: c.name, entity: c.name.toUpperCase(), patterns: [new RegExp(c.pattern, `${c.flags}dg`)] },
   }));
-  const builtin: ActiveRecognizer[] = BUILTIN_RECOGNIZERS.filter((r) => config.recognizers[r.name as (typeof BUILTIN_RECOGNIZER_NAMES)[number]].enabled).map((r) => ({
+  const builtin: ActiveRecognizer[] = BUILTIN_RECOGNIZERS.filter((r) => config.recognizers[r.name as BuiltinRecognizerName].enabled).map((r) => ({
     recognizer: r,
-    mode: config.recognizers[r.name as (typeof BUILTIN_RECOGNIZER_NAMES)[number]].mode,
+    mode: config.recognizers[r.name as BuiltinRecognizerName].mode,
   }));
   return [...custom, ...builtin];
 }

@@ -34,16 +34,34 @@ export const phoneRecognizer: Recognizer = {
   normalize: digitsOf,
 };
 
+/**
+ * Length of the longest Luhn-valid card number (13–19 digits) at the start of `candidate` that ends
+ * at a group boundary (a separator or the candidate's end), or 0.
+ */
+function cardLength(candidate: string): number {
+  const ends: number[] = [];
+  let digits = '';
+  for (let i = 0; i < candidate.length; i++) {
+    if (candidate[i]! < '0' || candidate[i]! > '9') continue;
+    digits += candidate[i];
+    const next = candidate[i + 1];
+    if (next === undefined || next === ' ' || next === '-') ends.push(digits.length, i + 1);
+  }
+  for (let j = ends.length - 2; j >= 0; j -= 2) {
+    const n = ends[j]!;
+    if (n < 13 || n > 19) continue;
+    const d = digits.slice(0, n);
+    if (!/^(\d)\1+$/.test(d) && luhnValid(d)) return ends[j + 1]!;
+  }
+  return 0;
+}
+
 /** Payment card numbers: 13–19 digits (spaces or dashes allowed), major-network prefix, Luhn-valid. */
 export const paymentCardRecognizer: Recognizer = {
   name: 'payment_card',
   entity: 'PAYMENT_CARD',
   patterns: [/(?<![\d+-])[2-6](?:[ -]?\d){12,18}(?!\d)/dg],
-  validate: (c) => {
-    const d = digitsOf(c);
-    if (d.length < 13 || d.length > 19 || /^(\d)\1+$/.test(d)) return 0;
-    return luhnValid(d) ? c.length : 0;
-  },
+  validate: cardLength,
   normalize: digitsOf,
 };
 
@@ -90,7 +108,8 @@ export const secretRecognizer: Recognizer = {
     // OpenAI/Anthropic-style, Stripe, GitHub, Slack, Google, AWS access key ids.
     /(?<![A-Za-z0-9_-])(?:sk-[A-Za-z0-9_-]{20,256}|(?:sk|rk|pk)_(?:live|test)_[0-9A-Za-z]{16,256}|gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255}|xox[abprs]-[A-Za-z0-9-]{10,256}|AIza[0-9A-Za-z_-]{35}|(?:AKIA|ASIA)[0-9A-Z]{16})(?![A-Za-z0-9_-])/dg,
     /(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{8,4096}\.eyJ[A-Za-z0-9_-]{2,8192}\.[A-Za-z0-9_-]{0,4096}/dg,
-    /-----BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY-----[\s\S]{0,16384}?-----END [A-Z0-9 ]{0,40}PRIVATE KEY-----/dg,
+    // The body class excludes '-', so a failed attempt stops at the next dash: linear even with many BEGIN lines.
+    /-----BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY-----[A-Za-z0-9+/=\s:,.]{0,16384}-----END [A-Z0-9 ]{0,40}PRIVATE KEY-----/dg,
     /\bbearer\s{1,3}(?<value>[A-Za-z0-9._~+/-]{16,4096}=*)/dgi,
     new RegExp(String.raw`\b(?:${KEY_NAMES})["']?\s{0,3}[:=]\s{0,3}["']?(?<value>[^\s"',;]{6,4096})`, 'dgi'),
     /[?&](?:token|key|sig|signature)=(?<value>[^\s&#"']{8,4096})/dgi,

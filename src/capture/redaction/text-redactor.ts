@@ -68,7 +68,12 @@ function applyPattern(text: string, pattern: RegExp, active: ActiveRecognizer, b
     const [start, end] = span;
     const candidate = text.slice(start, end);
     const length = r.validate ? r.validate(candidate) : candidate.length;
-    if (length <= 0) continue;
+    if (length <= 0) {
+      // A rejected candidate may hide a valid one starting later (e.g. digits before a card number);
+      // patterns with a validator are bounded, so retrying at the next position stays linear.
+      pattern.lastIndex = m.index + 1;
+      continue;
+    }
     parts ??= [];
     parts.push(text.slice(last, start), book.placeholder(active, candidate.slice(0, length)));
     last = start + length;
