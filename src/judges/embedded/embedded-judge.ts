@@ -1,33 +1,42 @@
 /**
- * The embedded judge: no network, no API key. Uses the bundled sentence-embedding model for
- * response self-distinctness. Its series carry `judge="embedded"` and are never mixed with LLM scores.
+ * The embedded judge: no network, no API key. The bundled sentence-embedding model scores
+ * response self-distinctness and HCAT's relevance proxies (`context_relevancy`, `answer_relevancy`);
+ * a lexical check scores `grounding_lexical` (numbers and entities of the response found in the
+ * sources). Its series carry `judge="embedded"` and are never mixed with LLM-judge scores.
  * @module
  */
 import type { EmbeddingsModel } from '@energetic-ai/embeddings';
-import { loadEmbeddingModel } from './model.ts';
 import { RagwatchError, errorMessage } from '../../errors.ts';
 import type { MetricName, SampledTriplet, ScoreDetails } from '../../triplet.ts';
-import { cosine, selfDistinctness } from '../self-distinctness.ts';
+import { BoundedCache, contentHash } from '../cache.ts';
+import { selfDistinctness, cosine } from '../self-distinctness.ts';
 import { splitSentences } from '../sentences.ts';
 import type { Judge, JudgeResult } from '../types.ts';
+import { groundingLexical } from './lexical.ts';
+import { loadEmbeddingModel } from './model.ts';
+import { meanMaxSimilarity } from './relevance.ts';
 
 /** Options of {@link EmbeddedJudge}; all optional. */
 export interface EmbeddedJudgeOptions {
   /** Cosine similarity at or above which two sentences repeat each other. Default 0.8. */
   similarityThreshold?: number;
-  /** Most sentences embedded per response (longer responses are truncated). Default 64. */
+  /** Most sentences embedded per text (query, response, all sources together). Default 64. */
   maxSentences?: number;
+  /** Sentence embeddings cached by text (LRU entries; retrieved chunks repeat). Default 10000. */
+  embeddingCacheSize?: number;
 }
 
 export class EmbeddedJudge implements Judge {
   readonly kind = 'embedded' as const;
   readonly #threshold: number;
   readonly #maxSentences: number;
+  readonly #vectors: BoundedCache<number[]>;
   #model: EmbeddingsModel | undefined;
 
   constructor(options: EmbeddedJudgeOptions = {}) {
     this.#threshold = options.similarityThreshold ?? 0.8;
     this.#maxSentences = options.maxSentences ?? 64;
+    this.#vectors = new BoundedCache(options.embeddingCacheSize ?? 10_000);
   }
 
   get ready(): boolean {
@@ -36,33 +45,66 @@ export class EmbeddedJudge implements Judge {
 
   async init(): Promise<void> {
     if (this.#model) return;
-    this.#model = await loadEmbeddingModel();
+    const model = await loadEmbeddingModel();
     // The first inference compiles kernels; do it now so the first real score is not slow.
-    await this.#model.embed(['warm up']);
+    await model.embed(['warm up']);
+    this.#model = model;
   }
 
   async score(triplet: SampledTriplet): Promise<JudgeResult> {
     const started = performance.now();
     try {
       if (!this.#model) await this.init();
-      const model = this.#model!;
       const scores: Partial<Record<MetricName, number>> = {};
       const skipped: Partial<Record<MetricName, string>> = {};
       const details: ScoreDetails = { claims: [], subQuestions: [], sources: [], redundantSentences: [] };
 
-      const sentences = splitSentences(triplet.response).slice(0, this.#maxSentences);
-      if (sentences.length === 0) skipped.response_self_distinctness = 'empty_response';
-      else if (sentences.length === 1) skipped.response_self_distinctness = 'single_sentence';
+      const query = splitSentences(triplet.query).slice(0, this.#maxSentences);
+      const response = splitSentences(triplet.response).slice(0, this.#maxSentences);
+      const sources = triplet.sources.flatMap((s) => splitSentences(s.content)).slice(0, this.#maxSentences);
+      const vectors = await this.#embed([...query, ...response, ...sources]);
+      const q = vectors.slice(0, query.length);
+      const r = vectors.slice(query.length, query.length + response.length);
+      const s = vectors.slice(query.length + response.length);
+
+      if (response.length === 0) skipped.response_self_distinctness = 'empty_response';
+      else if (response.length === 1) skipped.response_self_distinctness = 'single_sentence';
       else {
-        const vectors = await model.embed(sentences);
-        const sd = selfDistinctness(sentences.length, (i, j) => cosine(vectors[i]!, vectors[j]!) >= this.#threshold);
+        const sd = selfDistinctness(response.length, (i, j) => cosine(r[i]!, r[j]!) >= this.#threshold);
         scores.response_self_distinctness = sd.score;
         details.redundantSentences = sd.redundantPairs;
       }
+
+      const contextRelevancy = meanMaxSimilarity(q, s);
+      if (contextRelevancy !== undefined) scores.context_relevancy = contextRelevancy;
+      else skipped.context_relevancy = query.length === 0 ? 'empty_query' : 'no_sources';
+      const answerRelevancy = meanMaxSimilarity(r, q);
+      if (answerRelevancy !== undefined) scores.answer_relevancy = answerRelevancy;
+      else skipped.answer_relevancy = response.length === 0 ? 'empty_response' : 'empty_query';
+
+      const lexical = groundingLexical(triplet.response, triplet.sources.map((x) => x.content));
+      if (lexical.ok) scores.grounding_lexical = lexical.score;
+      else skipped.grounding_lexical = lexical.skipped;
+      details.unsupportedTokens = lexical.unsupported;
+
       return { ok: true, scores, skipped, details, usage: { calls: 0, inputTokens: 0, outputTokens: 0, durationMs: performance.now() - started } };
     } catch (err) {
       return { ok: false, retriable: false, error: new RagwatchError('RAGWATCH_JUDGE_FAILED', `embedded judge failed: ${errorMessage(err)}`, { cause: err }) };
     }
+  }
+
+  /** Embeds texts in one batch, reusing cached vectors (retrieved chunks repeat across triplets). */
+  async #embed(texts: readonly string[]): Promise<number[][]> {
+    const keys = texts.map((t) => contentHash(t));
+    const missing = [...new Set(texts.filter((_, i) => this.#vectors.get(keys[i]!) === undefined))];
+    if (missing.length > 0) {
+      const fresh = await this.#model!.embed(missing);
+      missing.forEach((t, i) => this.#vectors.set(contentHash(t), fresh[i]!));
+    }
+    // Vectors of this call are looked up again; a tiny cache may have evicted some, so re-embed those.
+    const out: number[][] = [];
+    for (const [i, t] of texts.entries()) out.push(this.#vectors.get(keys[i]!) ?? (await this.#model!.embed(t)));
+    return out;
   }
 
   shutdown(): Promise<void> {
