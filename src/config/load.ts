@@ -19,6 +19,8 @@ export const ENV_OVERRIDES: ReadonlyArray<{ env: string; path: string; kind: Env
   { env: 'RAGWATCH_BEARER_TOKEN', path: 'server.bearerToken', kind: 'string' },
   { env: 'RAGWATCH_TRANSPORT', path: 'transport.kind', kind: 'string' },
   { env: 'RAGWATCH_KAFKA_BROKERS', path: 'transport.kafka.brokers', kind: 'list' },
+  { env: 'RAGWATCH_KAFKA_SASL_USERNAME', path: 'transport.kafka.sasl.username', kind: 'string' },
+  { env: 'RAGWATCH_KAFKA_SASL_PASSWORD', path: 'transport.kafka.sasl.password', kind: 'string' },
   { env: 'RAGWATCH_SAMPLE_RATE', path: 'sampling.rate', kind: 'number' },
   { env: 'RAGWATCH_JUDGE', path: 'judge.kind', kind: 'string' },
   { env: 'RAGWATCH_JUDGE_MODEL', path: 'judge.model', kind: 'string' },
@@ -119,7 +121,7 @@ export function loadConfig(options: LoadConfigOptions = {}): RagwatchConfig {
     const value = env[name];
     if (value === undefined || value === '') continue;
     setPath(fromEnv, path, convertEnv(value, kind));
-    origins.set(path, `env ${name}=${name.includes('KEY') || name.includes('TOKEN') ? '***' : JSON.stringify(value)}`);
+    origins.set(path, `env ${name}=${name.includes('KEY') || name.includes('TOKEN') || name.includes('PASSWORD') ? '***' : JSON.stringify(value)}`);
   }
   raw = deepMerge(raw, fromEnv);
   if (options.overrides) raw = deepMerge(raw, options.overrides);

