@@ -11,11 +11,12 @@ import { EndpointEmbedder } from './judges/llm/endpoint-embedder.ts';
 import { LlmJudge } from './judges/llm/llm-judge.ts';
 import type { Judge } from './judges/types.ts';
 import { createInstruments, type Instruments } from './metrics/instruments.ts';
+import { instrumentsOptionsFromConfig } from './metrics/quality.ts';
 import { RateSampler } from './sampling/rate.ts';
 import type { Sampler } from './sampling/types.ts';
 import { Scorer } from './scorer/scorer.ts';
 import { MemoryTransport } from './transport/memory.ts';
-import type { ScoreRecord, Triplet } from './triplet.ts';
+import type { SampledTriplet, ScoreRecord, Triplet } from './triplet.ts';
 
 /** Options of {@link Pipeline}; only `config` is required. */
 export interface PipelineOptions {
@@ -25,7 +26,7 @@ export interface PipelineOptions {
   sampler?: Sampler;
   instruments?: Instruments;
   /** Receives every ScoreRecord. */
-  onRecord?: (record: ScoreRecord) => void;
+  onRecord?: (record: ScoreRecord, triplet: SampledTriplet) => void;
   /** Receives every capture outcome (triplet or incomplete). */
   onOutcome?: (outcome: GenerationOutcome) => void;
 }
@@ -64,7 +65,7 @@ export class Pipeline {
   constructor(options: PipelineOptions) {
     const { config } = options;
     this.config = config;
-    this.instruments = options.instruments ?? createInstruments({ processMetrics: config.metrics.processMetrics });
+    this.instruments = options.instruments ?? createInstruments(instrumentsOptionsFromConfig(config));
     this.sampler = options.sampler ?? new RateSampler(config.sampling.rate);
     this.judge = options.judge ?? createJudge(config, { instruments: this.instruments });
     this.transport = new MemoryTransport({ maxQueueSize: config.transport.maxQueueSize, concurrency: config.judge.concurrency, instruments: this.instruments });

@@ -4,6 +4,7 @@
  * @module
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { LabelBound } from './label-bound.ts';
 import { WeightedHistogram } from './weighted-histogram.ts';
 
 /** OTel GenAI bucket advice for `gen_ai.server.time_to_first_token` (seconds). */
@@ -21,6 +22,10 @@ export interface InstrumentsOptions {
   processMetrics?: boolean;
   /** Extra score bucket bounds (every configured alert threshold). */
   scoreThresholds?: readonly number[];
+  /** Allow-list of `service` label values of score series; empty = the first `maxServices` seen. Default []. */
+  services?: readonly string[];
+  /** Distinct `service` values admitted on first sight when `services` is empty; the rest become `other`. Default 20. */
+  maxServices?: number;
 }
 
 /** Builds a fresh registry with every ragwatch instrument. */
@@ -46,7 +51,7 @@ export function createInstruments(options: InstrumentsOptions = {}) {
     inFlight: new Gauge({ name: 'ragwatch_triplets_in_flight', help: 'Sampled triplets queued or being scored in this process.', registers }),
     queueSize: new Gauge({ name: 'ragwatch_queue_size', help: 'Items waiting in a bounded queue, by stage.', labelNames: ['stage'], registers }),
     queueCapacity: new Gauge({ name: 'ragwatch_queue_capacity', help: 'Capacity of a bounded queue, by stage.', labelNames: ['stage'], registers }),
-    score: new WeightedHistogram({ name: 'ragwatch_score_ratio', help: 'Judge scores in [0,1] (higher is better), observed with the sampling weight, by metric, judge kind and service.', labelNames: ['metric', 'judge', 'service'], buckets: scoreBuckets, registers }),
+    score: new WeightedHistogram({ name: 'ragwatch_score_ratio', help: 'Judge scores in [0,1] (higher is better), observed with the sampling weight, by metric, judge kind and service.', labelNames: ['metric', 'judge', 'service'], buckets: scoreBuckets, registers, labelBounds: { service: new LabelBound(options.maxServices ?? 20, options.services ?? []) }, samplesName: 'ragwatch_score_samples_total', samplesHelp: 'Judged samples (unweighted), by metric, judge kind and service: the minimum-sample guard of alerts.' }),
     skipped: new Counter({ name: 'ragwatch_scores_skipped_total', help: 'Metrics not computed for a scored triplet, by reason (never reported as a score).', labelNames: ['metric', 'reason'], registers }),
     ttft: new Histogram({ name: 'ragwatch_time_to_first_token_seconds', help: 'Time to first token of captured generations.', labelNames: ['service', 'model'], buckets: TTFT_BUCKETS, registers }),
     tpot: new Histogram({ name: 'ragwatch_time_per_output_token_seconds', help: 'Time per output token after the first, of captured generations.', labelNames: ['service', 'model'], buckets: TPOT_BUCKETS, registers }),

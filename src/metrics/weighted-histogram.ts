@@ -6,6 +6,7 @@
  * @module
  */
 import type { Metric, Registry } from 'prom-client';
+import type { LabelBound } from './label-bound.ts';
 
 type Labels = Record<string, string>;
 
@@ -23,6 +24,8 @@ interface Series {
   exemplars: Array<Exemplar | undefined>;
   sum: number;
   count: number;
+  /** Unweighted number of observations (judged samples), for minimum-sample guards. */
+  samples: number;
 }
 
 /** Options of {@link WeightedHistogram}. */
@@ -33,6 +36,38 @@ export interface WeightedHistogramOptions {
   /** Upper bounds, ascending; `+Inf` is added. */
   buckets: readonly number[];
   registers?: Registry[];
+  /** Per-label bounds applied to every observation (e.g. `service`), keeping the series count bounded. */
+  labelBounds?: Readonly<Record<string, LabelBound>>;
+  /** When set, also exposes a counter of unweighted observations under this name (e.g. `ragwatch_score_samples_total`). */
+  samplesName?: string;
+  /** Help text of the samples counter. */
+  samplesHelp?: string;
+}
+
+/** The unweighted observation counter of a {@link WeightedHistogram}, as its own registry metric. */
+class SamplesCounter {
+  readonly type = 'counter';
+  readonly aggregator = 'sum';
+  readonly name: string;
+  readonly help: string;
+  readonly labelNames: readonly string[];
+  readonly #series: ReadonlyMap<string, Series>;
+
+  constructor(name: string, help: string, labelNames: readonly string[], series: ReadonlyMap<string, Series>) {
+    this.name = name;
+    this.help = help;
+    this.labelNames = labelNames;
+    this.#series = series;
+  }
+
+  reset(): void {
+    // The histogram owns the series; resetting it resets this view.
+  }
+
+  get() {
+    const values = [...this.#series.values()].map((s) => ({ labels: s.labels, value: s.samples }));
+    return { name: this.name, help: this.help, type: this.type, values, aggregator: this.aggregator };
+  }
 }
 
 export class WeightedHistogram {
@@ -43,13 +78,47 @@ export class WeightedHistogram {
   readonly labelNames: readonly string[];
   readonly #bounds: number[];
   readonly #series = new Map<string, Series>();
+  readonly #labelBounds: Readonly<Record<string, LabelBound>>;
 
   constructor(options: WeightedHistogramOptions) {
     this.name = options.name;
     this.help = options.help;
     this.labelNames = options.labelNames;
     this.#bounds = [...options.buckets].sort((a, b) => a - b);
-    for (const r of options.registers ?? []) r.registerMetric(this as unknown as Metric);
+    this.#labelBounds = options.labelBounds ?? {};
+    const samples = options.samplesName
+      ? new SamplesCounter(options.samplesName, options.samplesHelp ?? `Unweighted observations of ${this.name}.`, this.labelNames, this.#series)
+      : undefined;
+    for (const r of options.registers ?? []) {
+      r.registerMetric(this as unknown as Metric);
+      if (samples) r.registerMetric(samples as unknown as Metric);
+    }
+  }
+
+  /** The (bounded) label values an observation with `labels` is recorded under. */
+  boundLabels(labels: Labels): Labels {
+    const picked: Labels = {};
+    for (const n of this.labelNames) {
+      const bound = this.#labelBounds[n];
+      picked[n] = bound ? bound.get(labels[n]) : (labels[n] ?? '');
+    }
+    return picked;
+  }
+
+  #seriesOf(labels: Labels): Series {
+    const picked = this.boundLabels(labels);
+    const key = this.labelNames.map((n) => picked[n]).join('\u0000');
+    let s = this.#series.get(key);
+    if (!s) {
+      s = { labels: picked, buckets: this.#bounds.map(() => 0), exemplars: this.#bounds.map(() => undefined), sum: 0, count: 0, samples: 0 };
+      this.#series.set(key, s);
+    }
+    return s;
+  }
+
+  /** Exports zeros for a series known to exist, so `rate()` sees its first observations. */
+  zero(labels: Labels): void {
+    this.#seriesOf(labels);
   }
 
   /**
@@ -58,16 +127,10 @@ export class WeightedHistogram {
    */
   observe(labels: Labels, value: number, weight = 1, exemplarLabels?: Labels): void {
     if (!Number.isFinite(value) || !Number.isFinite(weight) || weight <= 0) return;
-    const key = this.labelNames.map((n) => labels[n] ?? '').join('\u0000');
-    let s = this.#series.get(key);
-    if (!s) {
-      const picked: Labels = {};
-      for (const n of this.labelNames) picked[n] = labels[n] ?? '';
-      s = { labels: picked, buckets: this.#bounds.map(() => 0), exemplars: this.#bounds.map(() => undefined), sum: 0, count: 0 };
-      this.#series.set(key, s);
-    }
+    const s = this.#seriesOf(labels);
     s.sum += value * weight;
     s.count += weight;
+    s.samples += 1;
     const i = this.#bounds.findIndex((b) => value <= b);
     if (i >= 0) {
       s.buckets[i]! += weight;

@@ -14,7 +14,8 @@ export interface ScorerOptions {
   judge: Judge;
   instruments: Instruments;
   /** Receives every ScoreRecord (examples buffer, scores topic). Must not throw. */
-  onRecord?: (record: ScoreRecord) => void;
+  /** Also receives the scored triplet (its text feeds the examples buffer). */
+  onRecord?: (record: ScoreRecord, triplet: SampledTriplet) => void;
   /** Receives every failure (DLQ in Kafka mode). Must not throw. */
   onFailure?: (triplet: SampledTriplet, reason: string, error: Error) => void;
 }
@@ -22,7 +23,7 @@ export interface ScorerOptions {
 export class Scorer {
   readonly #judge: Judge;
   readonly #instruments: Instruments;
-  readonly #onRecord: ((r: ScoreRecord) => void) | undefined;
+  readonly #onRecord: ((r: ScoreRecord, t: SampledTriplet) => void) | undefined;
   readonly #onFailure: ScorerOptions['onFailure'];
   readonly #services = new LabelBound(50);
 
@@ -63,7 +64,7 @@ export class Scorer {
       if (triplet.route !== undefined) record.route = triplet.route;
       this.#record(record);
       this.#instruments.scored.inc({ judge: judge.kind });
-      this.#onRecord?.(record);
+      this.#onRecord?.(record, triplet);
       return { status: 'scored' };
     } catch (err) {
       // Judges return result objects; reaching here is a bug in a judge or a sink. Count, never score.

@@ -1,24 +1,82 @@
 /**
- * Metrics and API port: `/metrics`, `/healthz` (process alive), `/readyz` (judge loaded, transport delivering).
+ * Metrics and API port: `/metrics` (Prometheus text, or OpenMetrics with exemplars when asked),
+ * `/healthz` (process alive), `/readyz` (judge loaded, transport delivering), `/api/status`,
+ * `/api/examples` and the `/examples` page.
  * @module
  */
 import { Hono } from 'hono';
 import type { Registry } from 'prom-client';
+import type { QualityMonitor } from '../metrics/quality.ts';
+import { OPENMETRICS_CONTENT_TYPE, openMetrics, wantsOpenMetrics } from '../metrics/openmetrics.ts';
+import { renderExamplesPage } from './examples-page.ts';
 
-/** Options of {@link createApiApp}. */
+/** Options of {@link createApiApp}; `registry` and `ready` are required. */
 export interface ApiAppOptions {
   registry: Registry;
   /** Readiness probe: true when the judge is loaded and the transport is delivering. */
   ready: () => boolean;
+  /** Windowed means, alerts, diagnosis and examples; without it `/api/*` and `/examples` answer 404. */
+  quality?: QualityMonitor;
+  /** Configuration summary for `/api/status` (must hold no secrets). */
+  summary?: () => Record<string, unknown>;
 }
 
+/** Largest `limit` accepted by `/api/examples`. */
+const MAX_LIMIT = 200;
+
+function parseQuery(q: (key: string) => string | undefined): { metric?: string; below?: number; service?: string; limit: number } | string {
+  const out: { metric?: string; below?: number; service?: string; limit: number } = { limit: 20 };
+  const metric = q('metric');
+  if (metric !== undefined && metric !== '') {
+    if (!/^[a-z][a-z0-9_]{0,63}$/.test(metric)) return 'metric must be a metric name like "groundedness"';
+    out.metric = metric;
+  }
+  const below = q('below');
+  if (below !== undefined && below !== '') {
+    const n = Number(below);
+    if (!Number.isFinite(n) || n < 0 || n > 1) return 'below must be a number in [0,1]';
+    out.below = n;
+  }
+  const service = q('service');
+  if (service !== undefined && service !== '') out.service = service;
+  const limit = q('limit');
+  if (limit !== undefined && limit !== '') {
+    const n = Number(limit);
+    if (!Number.isInteger(n) || n < 1 || n > MAX_LIMIT) return `limit must be an integer in [1,${MAX_LIMIT}]`;
+    out.limit = n;
+  }
+  return out;
+}
+
+/** Builds the metrics/API app. */
 export function createApiApp(options: ApiAppOptions): Hono {
   const app = new Hono();
   app.get('/metrics', async (c) => {
+    if (wantsOpenMetrics(c.req.header('accept'))) {
+      return c.body(await openMetrics(options.registry), 200, { 'Content-Type': OPENMETRICS_CONTENT_TYPE });
+    }
     const body = await options.registry.metrics();
     return c.body(body, 200, { 'Content-Type': options.registry.contentType });
   });
   app.get('/healthz', (c) => c.json({ status: 'ok' }));
   app.get('/readyz', (c) => (options.ready() ? c.json({ status: 'ready' }) : c.json({ status: 'starting' }, 503)));
+
+  const quality = options.quality;
+  if (!quality) return app;
+  const thresholds = Object.fromEntries(quality.rules.map((r) => [r.metric, r.threshold]));
+
+  app.get('/api/status', (c) => c.json({ ready: options.ready(), config: options.summary?.() ?? {}, ...quality.status() }));
+  app.get('/api/examples', (c) => {
+    const q = parseQuery((k) => c.req.query(k));
+    if (typeof q === 'string') return c.json({ error: q }, 400);
+    const examples = quality.examples.query(q);
+    return c.json({ count: examples.length, examples });
+  });
+  app.get('/examples', (c) => {
+    const q = parseQuery((k) => c.req.query(k));
+    if (typeof q === 'string') return c.text(q, 400);
+    const html = renderExamplesPage(quality.examples.query(q), { ...(q.metric ? { metric: q.metric } : {}), ...(q.below !== undefined ? { below: q.below } : {}), thresholds });
+    return c.html(html, 200, { 'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'", 'X-Content-Type-Options': 'nosniff' });
+  });
   return app;
 }

@@ -1,0 +1,99 @@
+/**
+ * Bounded ring buffer of recent low-scoring ScoreRecords with their (already redacted, truncated)
+ * triplet text, behind `/api/examples` and the `/examples` page.
+ * @module
+ */
+import type { SampledTriplet, ScoreRecord } from '../triplet.ts';
+
+/** One stored example. */
+export interface Example {
+  record: ScoreRecord;
+  query: string;
+  response: string;
+  sources: Array<{ id?: string; content: string }>;
+  route?: string;
+  model?: string;
+}
+
+/** Options of {@link ExamplesBuffer}; all optional. */
+export interface ExamplesBufferOptions {
+  /** Examples kept; the oldest is overwritten. 0 disables the buffer. Default 200. */
+  maxRecords?: number;
+  /** Longest text kept per field, characters. Default 4000. */
+  maxTextChars?: number;
+  /** A record is kept when any of these metrics scored below its threshold. Default {}. */
+  thresholds?: Readonly<Record<string, number>>;
+}
+
+/** Query of {@link ExamplesBuffer.query}; all optional. */
+export interface ExamplesQuery {
+  /** Only records with a score for this metric. */
+  metric?: string;
+  /** With `metric`: only scores strictly below this. */
+  below?: number;
+  service?: string;
+  /** Newest first, at most this many. Default 20, capped at the buffer size. */
+  limit?: number;
+}
+
+function clip(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max)}…` : text;
+}
+
+export class ExamplesBuffer {
+  readonly #max: number;
+  readonly #maxChars: number;
+  readonly #thresholds: Readonly<Record<string, number>>;
+  readonly #ring: Example[] = [];
+  #next = 0;
+
+  constructor(options: ExamplesBufferOptions = {}) {
+    this.#max = options.maxRecords ?? 200;
+    this.#maxChars = options.maxTextChars ?? 4_000;
+    this.#thresholds = options.thresholds ?? {};
+  }
+
+  /** True when `record` scored below a threshold on some metric. */
+  isLow(record: ScoreRecord): boolean {
+    return Object.entries(record.scores).some(([m, v]) => v !== undefined && this.#thresholds[m] !== undefined && v < this.#thresholds[m]);
+  }
+
+  /** Keeps the record (and its triplet's text) when it is low-scoring. Returns whether it was kept. */
+  add(record: ScoreRecord, triplet?: SampledTriplet): boolean {
+    if (this.#max === 0 || !this.isLow(record)) return false;
+    const max = this.#maxChars;
+    const example: Example = {
+      record,
+      query: clip(triplet?.query ?? '', max),
+      response: clip(triplet?.response ?? '', max),
+      sources: (triplet?.sources ?? []).slice(0, 20).map((s) => (s.id !== undefined ? { id: s.id, content: clip(s.content, max) } : { content: clip(s.content, max) })),
+    };
+    if (triplet?.route !== undefined) example.route = triplet.route;
+    if (triplet?.model !== undefined) example.model = triplet.model;
+    if (this.#ring.length < this.#max) this.#ring.push(example);
+    else this.#ring[this.#next] = example;
+    this.#next = (this.#next + 1) % this.#max;
+    return true;
+  }
+
+  /** Matching examples, newest first. */
+  query(q: ExamplesQuery = {}): Example[] {
+    const limit = Math.max(0, Math.min(q.limit ?? 20, this.#max));
+    const out: Example[] = [];
+    for (let i = 1; i <= this.#ring.length && out.length < limit; i++) {
+      const e = this.#ring[(this.#next - i + this.#ring.length * 2) % this.#ring.length]!;
+      if (q.service !== undefined && e.record.service !== q.service) continue;
+      if (q.metric !== undefined) {
+        const v = e.record.scores[q.metric as keyof ScoreRecord['scores']];
+        if (v === undefined || (q.below !== undefined && !(v < q.below))) continue;
+      }
+      out.push(e);
+    }
+    return out;
+  }
+
+  /** Examples held. */
+  get size(): number {
+    return this.#ring.length;
+  }
+}

@@ -1,0 +1,158 @@
+/**
+ * The quality side of the metrics: windowed means, threshold gauges, the in-process alert
+ * evaluator with diagnosis and notifications, and the examples buffer — all fed by the scorer's
+ * `onRecord` hook. One per process; registered on the pipeline's own registry.
+ * @module
+ */
+import { Counter, Gauge } from 'prom-client';
+import type { RagwatchConfig } from '../config/schema.ts';
+import type { SampledTriplet, ScoreRecord } from '../triplet.ts';
+import { AlertEvaluator, alertRulesFromConfig, type ActiveAlert, type MetricAlertRule } from './evaluator.ts';
+import { ExamplesBuffer } from './examples.ts';
+import type { InstrumentsOptions, Instruments } from './instruments.ts';
+import { AlertNotifier } from './notifier.ts';
+import { examplesBaseUrl } from './rules.ts';
+import { ScoreWindows } from './score-windows.ts';
+
+/** `createInstruments` options implied by the configuration (score buckets at every threshold, service bound). */
+export function instrumentsOptionsFromConfig(config: RagwatchConfig): InstrumentsOptions {
+  return {
+    processMetrics: config.metrics.processMetrics,
+    scoreThresholds: Object.values(config.alerts.metrics).map((a) => a.threshold),
+    services: config.metrics.services,
+    maxServices: config.metrics.maxServices,
+  };
+}
+
+/** Options of {@link QualityMonitor}; `config` and `instruments` are required. */
+export interface QualityMonitorOptions {
+  config: RagwatchConfig;
+  instruments: Instruments;
+  /** Clock, milliseconds since the epoch. Default `Date.now`. */
+  now?: () => number;
+}
+
+/** What `/api/status` reports about quality. */
+export interface QualityStatus {
+  windowMs: number;
+  means: Array<{ metric: string; judge: string; service: string; mean: number | null; samples: number; threshold: number | null }>;
+  alerts: ActiveAlert[];
+  diagnosis: Array<{ component: string; text: string }>;
+  examples: number;
+}
+
+export class QualityMonitor {
+  readonly windows: ScoreWindows;
+  readonly evaluator: AlertEvaluator;
+  readonly examples: ExamplesBuffer;
+  readonly rules: readonly MetricAlertRule[];
+  readonly #config: RagwatchConfig;
+  readonly #instruments: Instruments;
+  #shutdown: Promise<void> | undefined;
+
+  constructor(options: QualityMonitorOptions) {
+    const { config, instruments } = options;
+    this.#config = config;
+    this.#instruments = instruments;
+    const registers = [instruments.registry];
+    this.rules = alertRulesFromConfig(config.alerts);
+    const thresholds = Object.fromEntries(this.rules.map((r) => [r.metric, r.threshold]));
+    const windowMs = config.metrics.windowMs;
+    this.windows = new ScoreWindows({ retentionMs: Math.max(windowMs, ...this.rules.map((r) => r.windowMs)), ...(options.now ? { now: options.now } : {}) });
+    const windows = this.windows;
+    new Gauge({
+      name: 'ragwatch_score_mean_ratio',
+      help: `Weighted mean score over the rolling window (metrics.windowMs = ${windowMs} ms), by metric, judge kind and service; absent when nothing was scored in the window.`,
+      labelNames: ['metric', 'judge', 'service'],
+      registers,
+      collect() {
+        this.reset();
+        for (const a of windows.aggregate(windowMs)) if (a.mean !== undefined) this.set({ metric: a.metric, judge: a.judge, service: a.service }, a.mean);
+      },
+    });
+    new Gauge({
+      name: 'ragwatch_score_window_samples',
+      help: `Judged samples (unweighted) in the rolling window (metrics.windowMs = ${windowMs} ms), by metric, judge kind and service.`,
+      labelNames: ['metric', 'judge', 'service'],
+      registers,
+      collect() {
+        this.reset();
+        for (const a of windows.aggregate(windowMs)) this.set({ metric: a.metric, judge: a.judge, service: a.service }, a.samples);
+      },
+    });
+    const threshold = new Gauge({ name: 'ragwatch_threshold_ratio', help: 'Configured alert/diagnosis threshold of each metric (alerts.metrics.<metric>.threshold).', labelNames: ['metric'], registers });
+    for (const r of this.rules) threshold.set({ metric: r.metric }, r.threshold);
+    const alertActive = new Gauge({ name: 'ragwatch_alert_active', help: 'In-process evaluator: 1 while a threshold alert of the metric is firing for some judge/service.', labelNames: ['metric', 'severity'], registers });
+    const diagnosisActive = new Gauge({ name: 'ragwatch_diagnosis_active', help: "1 while THELMA's metric interplay on the windowed means points at the component.", labelNames: ['component'], registers });
+    const notifications = new Counter({ name: 'ragwatch_alert_notifications_total', help: 'Alert notifications sent by the in-process evaluator, by target (alertmanager, webhook) and outcome (ok, error).', labelNames: ['target', 'outcome'], registers });
+    const { alerts } = config;
+    const notifier = new AlertNotifier({
+      ...(alerts.alertmanager.url ? { alertmanagerUrl: alerts.alertmanager.url } : {}),
+      ...(alerts.webhook.url ? { webhookUrl: alerts.webhook.url } : {}),
+      timeoutMs: Math.max(alerts.alertmanager.timeoutMs, alerts.webhook.timeoutMs),
+      onResult: (target, outcome) => notifications.inc({ target, outcome }),
+    });
+    this.evaluator = new AlertEvaluator({
+      rules: this.rules,
+      windows,
+      diagnosisWindowMs: windowMs,
+      alertActive,
+      diagnosisActive,
+      notifier,
+      examplesUrl: examplesBaseUrl(config),
+      intervalMs: alerts.evaluationIntervalMs,
+      ...(options.now ? { now: options.now } : {}),
+    });
+    this.examples = new ExamplesBuffer({ maxRecords: config.metrics.examplesMaxRecords, maxTextChars: config.metrics.examplesMaxTextChars, thresholds });
+  }
+
+  /** Starts the periodic evaluator when `alerts.evaluate` is on. */
+  start(): void {
+    if (this.#config.alerts.evaluate) this.evaluator.start();
+  }
+
+  /** The scorer's `onRecord` sink. Never throws. */
+  readonly onRecord = (record: ScoreRecord, triplet?: SampledTriplet): void => {
+    const service = this.#instruments.score.boundLabels({ service: record.service }).service ?? 'other';
+    for (const [metric, value] of Object.entries(record.scores)) {
+      if (value !== undefined) this.windows.add({ metric, judge: record.judge.kind, service }, value, record.weight);
+    }
+    this.examples.add(record, triplet);
+  };
+
+  /** Current means, alerts and diagnosis. */
+  status(): QualityStatus {
+    const windowMs = this.#config.metrics.windowMs;
+    const thresholds = new Map(this.rules.map((r) => [r.metric, r.threshold]));
+    return {
+      windowMs,
+      means: this.windows.aggregate(windowMs).map((a) => ({ metric: a.metric, judge: a.judge, service: a.service, mean: a.mean ?? null, samples: a.samples, threshold: thresholds.get(a.metric) ?? null })),
+      alerts: this.evaluator.active(),
+      diagnosis: this.evaluator.diagnoses().map((d) => ({ component: d.pattern.component, text: d.text })),
+      examples: this.examples.size,
+    };
+  }
+
+  /** Stops the evaluator and flushes notifications. Idempotent. */
+  shutdown(): Promise<void> {
+    return (this.#shutdown ??= this.evaluator.shutdown());
+  }
+}
+
+/** The configuration as `/api/status` shows it: no secrets (tokens and keys only as set/unset). */
+export function configSummary(config: RagwatchConfig): Record<string, unknown> {
+  const { server, sampling, transport, judge, metrics, alerts } = config;
+  return {
+    server: { host: server.host, otlpPort: server.otlpPort, httpPort: server.httpPort, bearerToken: server.bearerToken ? 'set' : 'unset' },
+    sampling: { rate: sampling.rate },
+    transport: { kind: transport.kind },
+    judge: { kind: judge.kind, model: judge.model, baseUrl: judge.baseUrl ? new URL(judge.baseUrl).origin : null, apiKey: judge.apiKey ? 'set' : 'unset' },
+    metrics: { windowMs: metrics.windowMs, services: metrics.services, maxServices: metrics.maxServices },
+    alerts: {
+      evaluate: alerts.evaluate,
+      alertmanager: alerts.alertmanager.url ? new URL(alerts.alertmanager.url).origin : null,
+      webhook: alerts.webhook.url ? new URL(alerts.webhook.url).origin : null,
+      metrics: alerts.metrics,
+    },
+  };
+}

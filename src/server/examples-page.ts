@@ -1,0 +1,98 @@
+/**
+ * The `/examples` page: recent low-scoring answers with their unsupported claims highlighted, the
+ * sources, the scores and the trace id. Server-rendered, no scripts; every piece of text is
+ * untrusted (it comes from the monitored service) and is HTML-escaped.
+ * @module
+ */
+import type { Example } from '../metrics/examples.ts';
+
+/** HTML-escapes text for element content and double-quoted attributes. */
+export function escapeHtml(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
+}
+
+/** Texts of the example's unsupported claims and tokens (claims not supported by the sources, embedded-judge tokens). */
+export function unsupportedSpans(example: Example): string[] {
+  const claims = example.record.details.claims.filter((c) => c.verdict === 'contradicted' || c.verdict === 'not_in_sources').map((c) => c.text);
+  return [...claims, ...(example.record.details.unsupportedTokens ?? [])].filter((t) => t.trim() !== '');
+}
+
+/**
+ * The response with every occurrence of `spans` wrapped in `<mark class="unsupported">`, escaped.
+ * Returns the spans found nowhere in the text too (a claim is often a paraphrase), to list apart.
+ */
+export function highlight(text: string, spans: readonly string[]): { html: string; unmatched: string[] } {
+  const ranges: Array<[number, number]> = [];
+  const unmatched: string[] = [];
+  const lower = text.toLowerCase();
+  for (const span of spans) {
+    const needle = span.trim().replace(/[.!?]+$/, '').toLowerCase();
+    let from = 0;
+    let found = false;
+    for (let i = lower.indexOf(needle, from); needle !== '' && i >= 0; i = lower.indexOf(needle, from)) {
+      ranges.push([i, i + needle.length]);
+      from = i + needle.length;
+      found = true;
+    }
+    if (!found) unmatched.push(span);
+  }
+  ranges.sort((a, b) => a[0] - b[0]);
+  let html = '';
+  let pos = 0;
+  for (const [start, end] of ranges) {
+    if (end <= pos) continue;
+    const s = Math.max(start, pos);
+    html += `${escapeHtml(text.slice(pos, s))}<mark class="unsupported">${escapeHtml(text.slice(s, end))}</mark>`;
+    pos = end;
+  }
+  return { html: html + escapeHtml(text.slice(pos)), unmatched };
+}
+
+const STYLE = `body{font:15px/1.45 system-ui,sans-serif;margin:1.5rem auto;max-width:60rem;padding:0 1rem;color:#1b1b1b}
+h1{font-size:1.3rem}article{border:1px solid #ccc;border-radius:6px;padding:.8rem 1rem;margin:1rem 0}
+.meta{color:#555;font-size:.85rem}.scores span{display:inline-block;margin:.1rem .5rem .1rem 0;padding:0 .4rem;border-radius:3px;background:#eee}
+.scores .low{background:#fbd5d5}mark.unsupported{background:#ffb3b3;text-decoration:underline wavy #b00}
+details{margin-top:.4rem}blockquote{margin:.3rem 0;padding:.3rem .6rem;border-left:3px solid #ccc;background:#fafafa;white-space:pre-wrap}
+.answer{white-space:pre-wrap}`;
+
+/** Options of {@link renderExamplesPage}; all optional. */
+export interface ExamplesPageOptions {
+  /** Filter shown in the heading. */
+  metric?: string;
+  below?: number;
+  /** Thresholds per metric, to mark low scores. */
+  thresholds?: Readonly<Record<string, number>>;
+}
+
+function renderExample(e: Example, thresholds: Readonly<Record<string, number>>): string {
+  const r = e.record;
+  const { html, unmatched } = highlight(e.response, unsupportedSpans(e));
+  const scores = Object.entries(r.scores)
+    .map(([m, v]) => {
+      const low = thresholds[m] !== undefined && v !== undefined && v < thresholds[m];
+      return `<span class="${low ? 'low' : ''}" data-metric="${escapeHtml(m)}">${escapeHtml(m)} ${(v ?? 0).toFixed(2)}</span>`;
+    })
+    .join('');
+  const extra = unmatched.length > 0 ? `<p>Unsupported claims: ${unmatched.map((u) => `<mark class="unsupported">${escapeHtml(u)}</mark>`).join(' · ')}</p>` : '';
+  const sources = e.sources.map((s, i) => `<blockquote><b>[${i + 1}]${s.id ? ` ${escapeHtml(s.id)}` : ''}</b> ${escapeHtml(s.content)}</blockquote>`).join('');
+  return `<article data-trace-id="${escapeHtml(r.traceId)}">
+<div class="meta">${escapeHtml(r.timestamp)} · service ${escapeHtml(r.service)}${e.route ? ` · route ${escapeHtml(e.route)}` : ''} · ${escapeHtml(r.judge.kind)} judge${r.judge.model ? ` (${escapeHtml(r.judge.model)})` : ''} · trace <code class="trace-id">${escapeHtml(r.traceId)}</code></div>
+<p><b>Q:</b> ${escapeHtml(e.query)}</p>
+<div class="answer"><b>A:</b> ${html}</div>${extra}
+<div class="scores">${scores}</div>
+<details><summary>${e.sources.length} sources</summary>${sources}</details>
+</article>`;
+}
+
+/** The whole page. */
+export function renderExamplesPage(examples: readonly Example[], options: ExamplesPageOptions = {}): string {
+  const filter = options.metric ? ` — ${escapeHtml(options.metric)}${options.below !== undefined ? ` below ${options.below}` : ''}` : '';
+  const body = examples.length > 0 ? examples.map((e) => renderExample(e, options.thresholds ?? {})).join('\n') : '<p>No low-scoring examples in the buffer.</p>';
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
+<title>ragwatch examples</title><style>${STYLE}</style></head>
+<body><h1>ragwatch: recent low-scoring answers${filter}</h1>
+<p class="meta">Highlighted: claims the judge found unsupported by the sources. ${examples.length} shown; JSON at <code>/api/examples</code>.</p>
+${body}
+</body></html>`;
+}
