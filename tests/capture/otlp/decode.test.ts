@@ -4,6 +4,7 @@ import { MAX_VALUE_DEPTH } from '../../../src/capture/otlp/any-value.ts';
 import { decodeLogs, decodeTraces, otlpMediaType } from '../../../src/capture/otlp/decode.ts';
 import { MAX_JSON_DEPTH } from '../../../src/capture/otlp/json.ts';
 import { OtlpDecodeError } from '../../../src/errors.ts';
+import { deepAnyValue, deepJsonAnyValue } from './hostile.ts';
 import { sdkFixture, type SdkFixture } from './sdk-fixtures.ts';
 
 const JSON_TYPE = 'application/json';
@@ -143,7 +144,7 @@ describe('OTLP/JSON details', () => {
   });
 
   it('rejects 10k-deep JSON (attribute values and raw arrays) with 400, quickly', () => {
-    const deep = '{"arrayValue":{"values":['.repeat(10_000) + '{"stringValue":"x"}' + ']}}'.repeat(10_000);
+    const deep = deepJsonAnyValue(10_000);
     const body = `{"resourceSpans":[{"scopeSpans":[{"spans":[{"traceId":"${TRACE_ID}","spanId":"${SPAN_ID}","attributes":[{"key":"deep","value":${deep}}]}]}]}]}`;
     const started = performance.now();
     expectDecodeError(() => decodeTraces(Buffer.from(body), JSON_TYPE), 400, new RegExp(`deeper than ${MAX_JSON_DEPTH}`));
@@ -161,16 +162,6 @@ describe('OTLP/JSON details', () => {
 });
 
 describe('OTLP protobuf hostile input', () => {
-  // Builds nested AnyValue bytes from the inside out (protobufjs Writer; no recursion).
-  function deepAnyValue(levels: number): Uint8Array {
-    let value = protobuf.Writer.create().uint32((1 << 3) | 2).string('x').finish();
-    for (let i = 0; i < levels; i++) {
-      const array = protobuf.Writer.create().uint32((1 << 3) | 2).bytes(value).finish(); // ArrayValue.values
-      value = protobuf.Writer.create().uint32((5 << 3) | 2).bytes(array).finish(); // AnyValue.array_value
-    }
-    return value;
-  }
-
   function traceRequestWithAttribute(anyValue: Uint8Array): Buffer {
     const w = (build: (w: protobuf.Writer) => protobuf.Writer) => build(protobuf.Writer.create()).finish();
     const kv = w((x) => x.uint32((1 << 3) | 2).string('deep').uint32((2 << 3) | 2).bytes(anyValue));
