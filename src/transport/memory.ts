@@ -1,9 +1,11 @@
 /**
  * In-memory transport: the embedded default for `ragwatch start` and the plugin. A bounded
  * FIFO between capture and the scorer; when full the newest triplet is dropped and counted.
+ * A `retry` result (judge back-pressure) pauses delivery for `retryAfterMs` and requeues the
+ * triplet at the head with the next attempt number.
  * @module
  */
-import type { HandleResult, TripletConsumer, TripletProducer } from './types.ts';
+import type { TripletConsumer, TripletHandler, TripletProducer } from './types.ts';
 import type { Instruments } from '../metrics/instruments.ts';
 import type { SampledTriplet } from '../triplet.ts';
 
@@ -16,13 +18,20 @@ export interface MemoryTransportOptions {
   instruments: Instruments;
 }
 
+interface Queued {
+  triplet: SampledTriplet;
+  attempt: number;
+}
+
 export class MemoryTransport implements TripletProducer, TripletConsumer {
-  readonly #queue: SampledTriplet[] = [];
+  #queue: Queued[] = [];
   #head = 0;
   readonly #max: number;
   readonly #concurrency: number;
   readonly #instruments: Instruments;
-  #handler: ((t: SampledTriplet) => Promise<HandleResult>) | undefined;
+  #handler: TripletHandler | undefined;
+  #pausedUntilMs = 0;
+  #resumeTimer: NodeJS.Timeout | undefined;
   #active = 0;
   #closed = false;
   #idleWaiters: Array<() => void> = [];
@@ -39,22 +48,25 @@ export class MemoryTransport implements TripletProducer, TripletConsumer {
     return this.#queue.length - this.#head;
   }
 
+  /** True once a handler is attached and until shutdown. */
+  get running(): boolean {
+    return this.#handler !== undefined && !this.#closed;
+  }
+
+  /** Enqueues; false when dropped (counted, and the triplet's `in_flight` settled). */
   send(triplet: SampledTriplet): boolean {
-    if (this.#closed) {
-      this.#instruments.dropped.inc({ stage: 'transport', reason: 'shutdown' });
+    if (this.#closed || this.depth >= this.#max) {
+      this.#instruments.dropped.inc({ stage: 'transport', reason: this.#closed ? 'shutdown' : 'queue_full' });
+      this.#instruments.inFlight.dec();
       return false;
     }
-    if (this.depth >= this.#max) {
-      this.#instruments.dropped.inc({ stage: 'transport', reason: 'queue_full' });
-      return false;
-    }
-    this.#queue.push(triplet);
+    this.#queue.push({ triplet, attempt: 1 });
     this.#instruments.queueSize.set({ stage: 'transport' }, this.depth);
     this.#pump();
     return true;
   }
 
-  start(handler: (t: SampledTriplet) => Promise<HandleResult>): Promise<void> {
+  start(handler: TripletHandler): Promise<void> {
     this.#handler = handler;
     this.#pump();
     return Promise.resolve();
@@ -70,12 +82,13 @@ export class MemoryTransport implements TripletProducer, TripletConsumer {
   async shutdown(): Promise<void> {
     this.#closed = true;
     await this.forceFlush();
+    if (this.#resumeTimer) clearTimeout(this.#resumeTimer);
   }
 
   /** Removes and returns what is still queued (handed back on a deadline shutdown). */
   drainUnhandled(): SampledTriplet[] {
-    const rest = this.#queue.slice(this.#head);
-    this.#queue.length = 0;
+    const rest = this.#queue.slice(this.#head).map((q) => q.triplet);
+    this.#queue = [];
     this.#head = 0;
     this.#instruments.queueSize.set({ stage: 'transport' }, 0);
     this.#notifyIdle();
@@ -85,8 +98,16 @@ export class MemoryTransport implements TripletProducer, TripletConsumer {
   #pump(): void {
     const handler = this.#handler;
     if (!handler) return;
+    const waitMs = this.#pausedUntilMs - Date.now();
+    if (waitMs > 0) {
+      this.#resumeTimer ??= setTimeout(() => {
+        this.#resumeTimer = undefined;
+        this.#pump();
+      }, waitMs).unref();
+      return;
+    }
     while (this.#active < this.#concurrency && this.depth > 0) {
-      const triplet = this.#queue[this.#head]!;
+      const item = this.#queue[this.#head]!;
       this.#head++;
       if (this.#head > 1024 && this.#head * 2 > this.#queue.length) {
         this.#queue.splice(0, this.#head);
@@ -94,12 +115,21 @@ export class MemoryTransport implements TripletProducer, TripletConsumer {
       }
       this.#instruments.queueSize.set({ stage: 'transport' }, this.depth);
       this.#active++;
-      void handler(triplet)
+      void handler(item.triplet, { attempt: item.attempt })
+        .then((result) => {
+          if (result.status !== 'retry') return;
+          this.#pausedUntilMs = Math.max(this.#pausedUntilMs, Date.now() + result.retryAfterMs);
+          this.#queue.splice(this.#head, 0, { triplet: item.triplet, attempt: item.attempt + 1 });
+        })
         .catch(() => undefined)
         .finally(() => {
           this.#active--;
-          this.#pump();
-          this.#notifyIdle();
+          // Yield to the event loop between jobs: judges finish in microtasks, and chaining the
+          // next job directly would starve ingest and /healthz while the queue drains.
+          setImmediate(() => {
+            this.#pump();
+            this.#notifyIdle();
+          });
         });
     }
   }

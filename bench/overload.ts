@@ -1,0 +1,86 @@
+/**
+ * rss_growth_mb_overload: RSS growth of a real `ragwatch start` process while it is offered ~10×
+ * more traffic than it can judge, held for 60 s (--quick: 10 s). Bounded queues must drop (counted)
+ * instead of growing. Also reports /healthz p99 latency under that load and the drops by reason.
+ */
+import { readFileSync } from 'node:fs';
+import { CLOCK_TOWER, openInferenceTrace } from '../scripts/lib/otlp-trace.ts';
+import { freePort, metricValue, spawnRagwatch, waitFor } from '../tests/helpers/process.ts';
+import { emit, percentile, QUICK } from './lib.ts';
+
+const HOLD_MS = QUICK ? 10_000 : 60_000;
+const CONCURRENCY = 8;
+const TRACES_PER_BODY = 20;
+
+function rssMb(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? NaN);
+  return kb / 1024;
+}
+
+const [otlpPort, httpPort] = [await freePort(), await freePort()];
+const otlp = `http://127.0.0.1:${otlpPort}/v1/traces`;
+const http = `http://127.0.0.1:${httpPort}`;
+const proc = spawnRagwatch(['start'], {
+  RAGWATCH_OTLP_PORT: String(otlpPort),
+  RAGWATCH_HTTP_PORT: String(httpPort),
+  RAGWATCH_LOG_LEVEL: 'warn',
+});
+try {
+  await waitFor(async () => (await fetch(`${http}/readyz`)).status === 200, 30_000);
+  // Distinct trace ids per request, so traces do not merge into a few huge ones.
+  const bodies = Array.from({ length: 500 }, () => {
+    const merged = { resourceSpans: [] as unknown[] };
+    for (let t = 0; t < TRACES_PER_BODY; t++) merged.resourceSpans.push(...(openInferenceTrace(CLOCK_TOWER).body.resourceSpans as unknown[]));
+    return JSON.stringify(merged);
+  });
+  let next = 0;
+  const send = () => {
+    const body = bodies[next++ % bodies.length]!;
+    return fetch(otlp, { method: 'POST', headers: { 'content-type': 'application/json' }, body }).then((r) => r.arrayBuffer().then(() => r.status));
+  };
+  // Warm up, then take the baseline RSS.
+  for (let i = 0; i < 20; i++) await send();
+  await new Promise((r) => setTimeout(r, 2000));
+  const baseRss = rssMb(proc.child.pid!);
+
+  let peak = baseRss;
+  let sent = 0;
+  const statuses = new Map<number, number>();
+  const healthMs: number[] = [];
+  let healthFailures = 0;
+  const deadline = Date.now() + HOLD_MS;
+  const sampler = setInterval(() => (peak = Math.max(peak, rssMb(proc.child.pid!))), 250);
+  const prober = (async () => {
+    while (Date.now() < deadline) {
+      const t0 = performance.now();
+      const ok = await fetch(`${http}/healthz`).then((r) => r.arrayBuffer().then(() => r.ok), () => false);
+      healthMs.push(performance.now() - t0);
+      if (!ok) healthFailures++;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  })();
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (Date.now() < deadline) {
+        const status = await send().catch(() => 0);
+        statuses.set(status, (statuses.get(status) ?? 0) + 1);
+        sent++;
+      }
+    }),
+  );
+  await prober;
+  clearInterval(sampler);
+  const metrics = await (await fetch(`${http}/metrics`)).text();
+  const captured = metricValue(metrics, 'ragwatch_triplets_captured_total') ?? 0;
+  const scored = metricValue(metrics, 'ragwatch_triplets_scored_total') ?? 0;
+  const dropped = metricValue(metrics, 'ragwatch_dropped_total') ?? 0;
+  emit({ bench: 'overload', figure: 'rss_growth_mb_overload', value: peak - baseRss, unit: 'MB', baseline: baseRss, ratio: peak / baseRss });
+  emit({ bench: 'overload', figure: 'overload_offered_vs_scored', value: captured, unit: 'triplets', baseline: scored, ratio: scored > 0 ? captured / scored : null });
+  emit({ bench: 'overload', figure: 'overload_healthz_p99_ms', value: percentile(healthMs, 99), unit: 'ms', baseline: null, ratio: null });
+  emit({ bench: 'overload', figure: 'overload_healthz_failures', value: healthFailures, unit: 'requests', baseline: healthMs.length, ratio: null });
+  emit({ bench: 'overload', figure: 'overload_dropped_total', value: dropped, unit: 'items', baseline: sent * TRACES_PER_BODY, ratio: null });
+} finally {
+  proc.child.kill('SIGKILL');
+  await proc.exited;
+}
