@@ -20,8 +20,9 @@ export interface RunningApp {
 }
 
 /** Starts ingest + pipeline + metrics servers. The judge loads in the background (see `/readyz`). */
-export async function startApp(config: RagwatchConfig, logger: Logger = silentLogger): Promise<RunningApp> {
-  const pipeline = new Pipeline({ config });
+export async function startApp(config: RagwatchConfig, logger: Logger = silentLogger, options: { role?: 'all' | 'collector' } = {}): Promise<RunningApp> {
+  // `start` judges in-process (role all) even with Kafka configured; `ragwatch collector` passes role collector.
+  const pipeline = new Pipeline({ config, role: options.role ?? 'all', logger });
   const { server } = config;
   const ingest = createIngestApp({
     onSpans: (spans) => pipeline.ingestSpans(spans, 'otlp'),

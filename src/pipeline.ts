@@ -1,6 +1,9 @@
 /**
  * Wires the stages of one process: capture → sampling → transport → scorer → metrics.
- * `ragwatch start` and the in-process span processor both run this.
+ * The transport comes from config (`memory`, the default, or `kafka`), and the role picks the
+ * parts that run: `all` (capture + scoring), `collector` (capture → sample → produce) or
+ * `scorer` (consume → score). `ragwatch start`, `collector`, `scorer` and the in-process span
+ * processor all run this.
  * @module
  */
 import { Capture } from './capture/capture.ts';
@@ -12,11 +15,24 @@ import { LlmJudge } from './judges/llm/llm-judge.ts';
 import type { Judge } from './judges/types.ts';
 import { createInstruments, type Instruments } from './metrics/instruments.ts';
 import { instrumentsOptionsFromConfig } from './metrics/quality.ts';
-import { RateSampler } from './sampling/rate.ts';
+import { silentLogger, type Logger } from './log.ts';
+import { ScoringBudget } from './sampling/budget.ts';
+import { createSampler } from './sampling/create.ts';
 import type { Sampler } from './sampling/types.ts';
 import { Scorer } from './scorer/scorer.ts';
+import { BufferedKafkaProducer } from './transport/kafka-buffered-producer.ts';
+import { createKafka } from './transport/kafka-client.ts';
+import { KafkaTripletConsumer } from './transport/kafka-consumer.ts';
+import { KafkaTripletProducer } from './transport/kafka-producer.ts';
 import { MemoryTransport } from './transport/memory.ts';
+import type { TripletConsumer, TripletProducer } from './transport/types.ts';
 import type { SampledTriplet, ScoreRecord, Triplet } from './triplet.ts';
+
+/**
+ * Which parts of the pipeline a process runs: `all` (capture, sampling and scoring), `collector`
+ * (capture → sample → produce to Kafka) or `scorer` (consume from Kafka → judge → metrics).
+ */
+export type PipelineRole = 'all' | 'collector' | 'scorer';
 
 /** Options of {@link Pipeline}; only `config` is required. */
 export interface PipelineOptions {
@@ -29,6 +45,13 @@ export interface PipelineOptions {
   onRecord?: (record: ScoreRecord, triplet: SampledTriplet) => void;
   /** Receives every capture outcome (triplet or incomplete). */
   onOutcome?: (outcome: GenerationOutcome) => void;
+  /**
+   * Parts to run. Default `all` with the memory transport, `collector` with Kafka (so the
+   * in-host span processor produces to Kafka and leaves judging to `ragwatch scorer`).
+   */
+  role?: PipelineRole;
+  /** Logger for transport warnings. Default silent. */
+  logger?: Logger;
 }
 
 /**
@@ -56,9 +79,15 @@ export class Pipeline {
   readonly instruments: Instruments;
   readonly capture: Capture;
   readonly sampler: Sampler;
-  readonly transport: MemoryTransport;
+  readonly role: PipelineRole;
+  /** Where sampled triplets go (absent in the scorer role). */
+  readonly producer: TripletProducer | undefined;
+  /** Where triplets to score come from (absent in the collector role). */
+  readonly consumer: TripletConsumer | undefined;
   readonly judge: Judge;
   readonly scorer: Scorer;
+  readonly #memory: MemoryTransport | undefined;
+  readonly #kafkaOut: BufferedKafkaProducer | undefined;
   #started: Promise<void> | undefined;
   #shutdown: Promise<void> | undefined;
 
@@ -66,10 +95,34 @@ export class Pipeline {
     const { config } = options;
     this.config = config;
     this.instruments = options.instruments ?? createInstruments(instrumentsOptionsFromConfig(config));
-    this.sampler = options.sampler ?? new RateSampler(config.sampling.rate);
+    this.sampler = options.sampler ?? createSampler(config.sampling);
     this.judge = options.judge ?? createJudge(config, { instruments: this.instruments });
-    this.transport = new MemoryTransport({ maxQueueSize: config.transport.maxQueueSize, concurrency: config.judge.concurrency, instruments: this.instruments });
-    this.scorer = new Scorer({ judge: this.judge, instruments: this.instruments, ...(options.onRecord ? { onRecord: options.onRecord } : {}) });
+    const kafkaKind = config.transport.kind === 'kafka';
+    this.role = options.role ?? (kafkaKind ? 'collector' : 'all');
+    const logger = options.logger ?? silentLogger;
+    const consumerSection = config.transport.kafka.consumer;
+    this.scorer = new Scorer({
+      judge: this.judge,
+      instruments: this.instruments,
+      budget: new ScoringBudget(config.sampling.budget),
+      maxAttempts: consumerSection.maxAttempts,
+      retryBackoffMs: consumerSection.retryBackoffMs,
+      ...(options.onRecord ? { onRecord: options.onRecord } : {}),
+    });
+    if (!kafkaKind) {
+      this.#memory = new MemoryTransport({ maxQueueSize: config.transport.maxQueueSize, concurrency: config.judge.concurrency, instruments: this.instruments });
+      this.producer = this.role === 'scorer' ? undefined : this.#memory;
+      this.consumer = this.role === 'collector' ? undefined : this.#memory;
+    } else {
+      const section = config.transport.kafka;
+      const kafka = createKafka(section, logger);
+      if (this.role !== 'scorer') this.producer = new KafkaTripletProducer({ kafka, section, instruments: this.instruments, logger });
+      if (this.role !== 'collector') {
+        // Scores and DLQ entries are sent directly (acknowledged before the offset commit), never buffered.
+        this.#kafkaOut = new BufferedKafkaProducer({ kafka, topic: section.topics.scores, compression: section.producer.compression, requestTimeoutMs: section.producer.requestTimeoutMs, logger });
+        this.consumer = new KafkaTripletConsumer({ kafka, section, instruments: this.instruments, producer: this.#kafkaOut, concurrency: config.judge.concurrency, logger });
+      }
+    }
     this.capture = new Capture({
       config: config.capture,
       redaction: config.redaction,
@@ -79,16 +132,23 @@ export class Pipeline {
     });
   }
 
-  /** True when the judge is loaded and the transport is delivering. */
+  /** Collector: started. Scoring roles: the judge is loaded and the consumer is delivering. */
   get ready(): boolean {
-    return this.judge.ready && this.#started !== undefined;
+    if (this.#started === undefined) return false;
+    if (!this.consumer) return true;
+    return this.judge.ready && this.consumer.running;
   }
 
-  /** Loads the judge and starts delivery. Idempotent. */
+  /**
+   * Starts the role's parts: connects the Kafka producer (failures are not fatal: it buffers and
+   * retries), loads the judge and starts consuming. Idempotent.
+   */
   start(): Promise<void> {
     this.#started ??= (async () => {
+      if (this.producer instanceof KafkaTripletProducer) await this.producer.connect().catch(() => undefined);
+      if (!this.consumer) return;
       await this.judge.init();
-      await this.transport.start(this.scorer.handle);
+      await this.consumer.start(this.scorer.handle);
     })();
     return this.#started;
   }
@@ -108,21 +168,32 @@ export class Pipeline {
     await this.capture.forceFlush();
     // Delivery begins once the judge is loaded; wait for it so "flushed" means "scored".
     if (this.#started) await this.#started.catch(() => undefined);
-    await this.transport.forceFlush();
+    await this.producer?.forceFlush();
+    await this.consumer?.forceFlush();
   }
 
-  /** Stops capture, finishes queued scoring within `graceMs`, then stops the judge. Idempotent. */
+  /**
+   * Stops capture, flushes the producer and finishes (or, past `graceMs`, drops and counts)
+   * queued scoring, commits and leaves the consumer group, then stops the judge. Idempotent.
+   */
   shutdown(graceMs: number = this.config.server.shutdownGraceMs): Promise<void> {
     this.#shutdown ??= (async () => {
       await this.capture.shutdown();
-      const deadline = new Promise<'timeout'>((resolve) => setTimeout(resolve, graceMs, 'timeout').unref());
-      const outcome = await Promise.race([this.transport.shutdown().then(() => 'done' as const), deadline]);
-      if (outcome === 'timeout') {
-        const rest = this.transport.drainUnhandled();
-        if (rest.length > 0) {
-          this.instruments.dropped.inc({ stage: 'scorer', reason: 'shutdown' }, rest.length);
-          this.instruments.inFlight.dec(rest.length);
+      const memory = this.#memory;
+      if (memory) {
+        const deadline = new Promise<'timeout'>((resolve) => setTimeout(resolve, graceMs, 'timeout').unref());
+        const outcome = await Promise.race([memory.shutdown().then(() => 'done' as const), deadline]);
+        if (outcome === 'timeout') {
+          const rest = memory.drainUnhandled();
+          if (rest.length > 0) {
+            this.instruments.dropped.inc({ stage: 'scorer', reason: 'shutdown' }, rest.length);
+            this.instruments.inFlight.dec(rest.length);
+          }
         }
+      } else {
+        if (this.producer instanceof KafkaTripletProducer) await this.producer.shutdown(Math.max(100, Math.floor(graceMs / 2)));
+        await this.consumer?.shutdown();
+        await this.#kafkaOut?.shutdown(1_000);
       }
       await this.judge.shutdown();
     })();
@@ -130,13 +201,23 @@ export class Pipeline {
   }
 
   #sample(triplet: Triplet): void {
-    const decision = this.sampler.shouldSample(triplet);
-    if (!decision.sampled) {
+    const producer = this.producer;
+    let decision;
+    try {
+      decision = this.sampler.shouldSample(triplet);
+    } catch {
+      // A sampler bug must not break capture; count it so captured = sampled + not_sampled still holds.
+      this.instruments.notSampled.inc();
+      this.instruments.dropped.inc({ stage: 'sampling', reason: 'sampler_error' });
+      return;
+    }
+    if (!decision.sampled || !producer) {
       this.instruments.notSampled.inc();
       return;
     }
     this.instruments.sampled.inc({ stratum: decision.sampling.stratum });
     this.instruments.inFlight.inc();
-    if (!this.transport.send({ ...triplet, sampling: decision.sampling })) this.instruments.inFlight.dec();
+    // send() never throws or blocks; on a drop it counts the reason and settles in_flight itself.
+    producer.send({ ...triplet, sampling: decision.sampling });
   }
 }

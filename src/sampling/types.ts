@@ -1,6 +1,6 @@
 /**
- * Sampling stage contract: decides which captured triplets are judged. Synchronous, pure,
- * cheap: it runs on the capture path.
+ * Sampling stage contract: decides which captured triplets are judged. Synchronous, cheap and
+ * allocation-light: it runs on the capture path (no I/O, no await, never throws).
  * @module
  */
 import type { SamplingInfo, Triplet } from '../triplet.ts';
@@ -9,7 +9,11 @@ import type { SamplingInfo, Triplet } from '../triplet.ts';
 export type SamplingDecision = { sampled: true; sampling: SamplingInfo } | { sampled: false; rule: string };
 
 export interface Sampler {
-  shouldSample(triplet: Triplet): SamplingDecision;
+  /**
+   * Decides for one triplet.
+   * @param nowMs clock for quota windows, epoch milliseconds; default `Date.now()`.
+   */
+  shouldSample(triplet: Triplet, nowMs?: number): SamplingDecision;
   /** Human-readable description, e.g. `RateSampler{0.1}`. */
   toString(): string;
 }

@@ -6,7 +6,8 @@
 import type { Judge } from '../judges/types.ts';
 import type { Instruments } from '../metrics/instruments.ts';
 import { LabelBound } from '../metrics/label-bound.ts';
-import type { HandleResult } from '../transport/types.ts';
+import type { ScoringBudget } from '../sampling/budget.ts';
+import type { HandleContext, HandleResult } from '../transport/types.ts';
 import type { MetricName, SampledTriplet, ScoreRecord } from '../triplet.ts';
 
 /** Options of {@link Scorer}. */
@@ -18,6 +19,12 @@ export interface ScorerOptions {
   onRecord?: (record: ScoreRecord, triplet: SampledTriplet) => void;
   /** Receives every failure (DLQ in Kafka mode). Must not throw. */
   onFailure?: (triplet: SampledTriplet, reason: string, error: Error) => void;
+  /** Sheds triplets beyond the judge budget (counted as dropped{stage="scorer",reason="budget_*"}). Default unlimited. */
+  budget?: ScoringBudget;
+  /** Judge attempts per triplet on retriable failures before it fails for good. Default 3. */
+  maxAttempts?: number;
+  /** Wait before retrying a retriable failure that gives no `retryAfterMs`, milliseconds. Default 5000. */
+  retryBackoffMs?: number;
 }
 
 export class Scorer {
@@ -26,27 +33,53 @@ export class Scorer {
   readonly #onRecord: ((r: ScoreRecord, t: SampledTriplet) => void) | undefined;
   readonly #onFailure: ScorerOptions['onFailure'];
   readonly #services = new LabelBound(50);
+  readonly #budget: ScoringBudget | undefined;
+  readonly #maxAttempts: number;
+  readonly #retryBackoffMs: number;
 
   constructor(options: ScorerOptions) {
+    this.#budget = options.budget;
+    this.#maxAttempts = options.maxAttempts ?? 3;
+    this.#retryBackoffMs = options.retryBackoffMs ?? 5_000;
     this.#judge = options.judge;
     this.#instruments = options.instruments;
     this.#onRecord = options.onRecord;
     this.#onFailure = options.onFailure;
   }
 
-  /** Scores one triplet; the transport acknowledges according to the result. */
-  readonly handle = async (triplet: SampledTriplet): Promise<HandleResult> => {
+  /**
+   * Scores one triplet; the transport acknowledges according to the result. Every terminal result
+   * (scored, failed, dropped) is counted here and settles `in_flight`; `retry` (a retriable judge
+   * failure, attempts left) counts nothing: the triplet stays in flight until redelivered.
+   */
+  readonly handle = async (triplet: SampledTriplet, context?: HandleContext): Promise<HandleResult> => {
     const judge = this.#judge;
+    const attempt = context?.attempt ?? 1;
+    if (attempt === 1 && this.#budget && !this.#budget.unlimited) {
+      const verdict = this.#budget.tryAdmit();
+      if (!verdict.admitted) {
+        this.#instruments.dropped.inc({ stage: 'scorer', reason: verdict.reason });
+        this.#instruments.inFlight.dec();
+        return { status: 'dropped', reason: verdict.reason };
+      }
+    }
     const started = performance.now();
+    let settled = true;
     try {
       const result = await judge.score(triplet);
       this.#instruments.judgeDuration.observe({ judge: judge.kind }, (performance.now() - started) / 1000);
       if (!result.ok) {
         const reason = result.error.code;
+        if (result.retriable && attempt < this.#maxAttempts) {
+          settled = false;
+          const retryAfterMs = result.retryAfterMs !== undefined && result.retryAfterMs >= 0 ? result.retryAfterMs : this.#retryBackoffMs;
+          return { status: 'retry', reason, retryAfterMs };
+        }
         this.#instruments.failed.inc({ reason });
         this.#onFailure?.(triplet, reason, result.error);
-        return { status: 'failed', reason };
+        return { status: 'failed', reason, error: result.error, attempts: attempt };
       }
+      this.#budget?.recordTokens(result.usage.inputTokens + result.usage.outputTokens);
       const record: ScoreRecord = {
         tripletId: triplet.id,
         traceId: triplet.traceId,
@@ -65,14 +98,15 @@ export class Scorer {
       this.#record(record);
       this.#instruments.scored.inc({ judge: judge.kind });
       this.#onRecord?.(record, triplet);
-      return { status: 'scored' };
+      return { status: 'scored', record };
     } catch (err) {
       // Judges return result objects; reaching here is a bug in a judge or a sink. Count, never score.
+      const error = err instanceof Error ? err : new Error(String(err));
       this.#instruments.failed.inc({ reason: 'internal_error' });
-      this.#onFailure?.(triplet, 'internal_error', err instanceof Error ? err : new Error(String(err)));
-      return { status: 'failed', reason: 'internal_error' };
+      this.#onFailure?.(triplet, 'internal_error', error);
+      return { status: 'failed', reason: 'internal_error', error, attempts: attempt };
     } finally {
-      this.#instruments.inFlight.dec();
+      if (settled) this.#instruments.inFlight.dec();
     }
   };
 

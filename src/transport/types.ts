@@ -1,26 +1,46 @@
 /**
  * Transport stage contracts: the producer side hands sampled triplets over without ever
- * blocking capture; the consumer side feeds them to the scorer.
+ * blocking capture; the consumer side feeds them to the scorer and acknowledges by result.
  * @module
  */
-import type { SampledTriplet } from '../triplet.ts';
+import type { SampledTriplet, ScoreRecord } from '../triplet.ts';
 
-/** What the scorer did with one triplet; the consumer commits/acknowledges accordingly. */
-export type HandleResult = { status: 'scored' } | { status: 'failed'; reason: string } | { status: 'dropped'; reason: string };
+/**
+ * What the scorer did with one triplet; the consumer commits/acknowledges accordingly.
+ * `retry` means "not done, try again after `retryAfterMs`" (judge back-pressure): the consumer
+ * pauses delivery and redelivers the same triplet with `attempt + 1`.
+ */
+export type HandleResult =
+  | { status: 'scored'; record?: ScoreRecord }
+  | { status: 'failed'; reason: string; error?: Error; attempts?: number }
+  | { status: 'dropped'; reason: string }
+  | { status: 'retry'; reason: string; retryAfterMs: number };
+
+/** Delivery context of one triplet. */
+export interface HandleContext {
+  /** 1 for the first delivery, incremented on every `retry`. */
+  attempt: number;
+}
+
+/** The function a consumer feeds triplets to. */
+export type TripletHandler = (triplet: SampledTriplet, context?: HandleContext) => Promise<HandleResult>;
 
 /** Sends sampled triplets towards the scorer. */
 export interface TripletProducer {
-  /** Enqueues without blocking; false when the bounded buffer is full (the drop is counted). */
+  /** Enqueues without blocking; false when the triplet was dropped (the drop is counted). */
   send(triplet: SampledTriplet): boolean;
+  /** Resolves when everything enqueued so far is delivered (or dropped). */
   forceFlush(): Promise<void>;
-  /** Idempotent. */
+  /** Stops accepting, flushes within the caller's deadline. Idempotent. */
   shutdown(): Promise<void>;
 }
 
 /** Delivers sampled triplets to a handler. */
 export interface TripletConsumer {
   /** Starts delivering; the handler is never called concurrently more than the consumer's concurrency. */
-  start(handler: (triplet: SampledTriplet) => Promise<HandleResult>): Promise<void>;
+  start(handler: TripletHandler): Promise<void>;
+  /** True while delivering (for `/readyz`). */
+  readonly running: boolean;
   /** Resolves when everything received so far has been handled. */
   forceFlush(): Promise<void>;
   /** Stops delivering, waits for in-flight handlers. Idempotent. */

@@ -1,9 +1,85 @@
 import { z } from 'zod';
 
+const attributeValue = z.union([z.string(), z.number(), z.boolean()]);
+
+/** What a sampling rule matches; every given condition must hold (AND). */
+const ruleMatch = z
+  .object({
+    /** Exact route (triplet `route`). */
+    route: z.string().optional(),
+    /** Exact model name. */
+    model: z.string().optional(),
+    /** Exact service name. */
+    service: z.string().optional(),
+    /** Span attributes (triplet `attributes`) that must equal these values. */
+    attributes: z.record(z.string(), attributeValue).optional(),
+    /** Matches when the response is empty (or only whitespace). */
+    emptyResponse: z.boolean().optional(),
+    /** Matches when the generation took longer than this, milliseconds. */
+    latencyAboveMs: z.number().nonnegative().optional(),
+    /** Matches when the feedback attribute (`sampling.feedback`) holds a negative value. */
+    negativeFeedback: z.boolean().optional(),
+  })
+  .strict();
+
+/** One sampling rule; rules are tried in order and the first match wins. */
+const rule = z
+  .object({
+    /** Name reported in `sampling.rule` and metrics; default `rule<N>`. */
+    name: z.string().min(1).max(64).optional(),
+    /** `in` samples matching triplets (at `rate`), `out` never samples them. */
+    action: z.enum(['in', 'out']),
+    /** Share of matching traces sampled by an `in` rule (deterministic on the trace id). Default 1. */
+    rate: z.number().gt(0).max(1).default(1),
+    match: ruleMatch,
+  })
+  .strict();
+
+/** Stratified sampling: a rate or a per-minute quota per value of one bounded label. */
+const strata = z
+  .object({
+    /** Label that defines strata: `none` (one stratum "all"), `route`, `model`, `service` or `attribute`. */
+    by: z.enum(['none', 'route', 'model', 'service', 'attribute']).default('none'),
+    /** Span attribute name when `by: attribute`. */
+    attribute: z.string().min(1).optional(),
+    /** Rate per stratum value (0 < rate ≤ 1); values not listed fall in `other` at `sampling.rate`. */
+    rates: z.record(z.string(), z.number().gt(0).max(1)).default({}),
+    /** Judged triplets per minute per stratum value (adaptive rate, weight = 1/estimated rate). */
+    quotasPerMinute: z.record(z.string(), z.number().int().positive()).default({}),
+  })
+  .strict()
+  .refine((s) => s.by !== 'attribute' || s.attribute !== undefined, { message: '`attribute` is required when `by: attribute`' })
+  .refine((s) => Object.keys(s.rates).length + Object.keys(s.quotasPerMinute).length <= 50, { message: 'at most 50 strata (bounded label)' });
+
+/** Scoring budget, enforced at the scorer (shed triplets are counted as dropped{stage="scorer",reason="budget_*"}). */
+const budget = z
+  .object({
+    /** Most triplets judged per minute per scorer process; unset = unlimited. */
+    maxTripletsPerMinute: z.number().int().positive().optional(),
+    /** Most judge tokens (input + output) per rolling hour per scorer process; unset = unlimited. */
+    maxTokensPerHour: z.number().int().positive().optional(),
+  })
+  .strict();
+
 /** Sampling: which captured triplets are sent to the judges. */
 export const samplingSection = z
   .object({
-    /** Share of traces sampled, deterministic on the trace id (replicas and restarts agree). */
+    /** Share of traces sampled, deterministic on the trace id (replicas and restarts agree). Default 1. */
     rate: z.number().min(0).max(1).default(1),
+    /** Ordered rules; the first match decides. Default none. */
+    rules: z.array(rule).max(100).default([]),
+    /** Stratified rates/quotas. Default: one stratum `all` at `rate`. */
+    strata: strata.prefault({}),
+    budget: budget.prefault({}),
+    /** User-feedback signal used by `negativeFeedback` rules. */
+    feedback: z
+      .object({
+        /** Span attribute holding the user's feedback. Default `user.feedback`. */
+        attribute: z.string().min(1).default('user.feedback'),
+        /** Values counted as negative. Default `negative`, `thumbs_down`, `-1`, `0`. */
+        negativeValues: z.array(attributeValue).default(['negative', 'thumbs_down', -1, 0]),
+      })
+      .strict()
+      .prefault({}),
   })
   .strict();

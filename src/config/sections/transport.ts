@@ -1,28 +1,121 @@
+import { readFileSync } from 'node:fs';
 import { z } from 'zod';
+
+/** A PEM file path, read once at load time (the config module is the only place that reads files). */
+const pemFile = z.string().min(1).transform((path, ctx) => {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (err) {
+    ctx.addIssue({ code: 'custom', message: `cannot read ${path}: ${(err as Error).message}` });
+    return z.NEVER;
+  }
+});
+
+const tls = z
+  .object({
+    /** Connect with TLS. Default false. */
+    enabled: z.boolean().default(false),
+    /** CA bundle (PEM file path); default: Node's trust store (plus NODE_EXTRA_CA_CERTS). */
+    caFile: pemFile.optional(),
+    /** Client certificate (PEM file path) for mutual TLS. */
+    certFile: pemFile.optional(),
+    /** Client key (PEM file path) for mutual TLS. */
+    keyFile: pemFile.optional(),
+    /** Server name for SNI/verification when it differs from the broker host. */
+    servername: z.string().optional(),
+  })
+  .strict();
+
+const sasl = z
+  .object({
+    /** `plain`, `scram-sha-256` or `scram-sha-512`; PLAIN requires TLS. */
+    mechanism: z.enum(['plain', 'scram-sha-256', 'scram-sha-512']),
+    username: z.string().min(1),
+    /** Password (env RAGWATCH_KAFKA_SASL_PASSWORD); never printed. */
+    password: z.string().min(1),
+  })
+  .strict();
+
+const producer = z
+  .object({
+    /** Messages buffered while waiting for Kafka; beyond it the newest are dropped (counted). Default 10000. */
+    maxBufferMessages: z.number().int().positive().default(10_000),
+    /** Largest message (encoded triplet) sent, bytes; larger ones are dropped (counted). Default 1048576. */
+    maxMessageBytes: z.number().int().positive().default(1024 * 1024),
+    /** Most messages per `sendBatch`. Default 500. */
+    batchMaxMessages: z.number().int().positive().default(500),
+    /** Linger: longest a message waits for its batch to fill, milliseconds. Default 20. */
+    lingerMs: z.number().int().nonnegative().default(20),
+    /** `gzip` (built into kafkajs) or `none`. Default gzip. */
+    compression: z.enum(['gzip', 'none']).default('gzip'),
+    /** Broker acknowledgement timeout per request, milliseconds. Default 10000. */
+    requestTimeoutMs: z.number().int().positive().default(10_000),
+    /** Longest backoff between retries of a failed batch, milliseconds. Default 2000. */
+    maxRetryBackoffMs: z.number().int().positive().default(2_000),
+  })
+  .strict();
+
+const consumer = z
+  .object({
+    /** Consumer session timeout, milliseconds (a dead scorer's partitions move after this). Default 30000. */
+    sessionTimeoutMs: z.number().int().positive().default(30_000),
+    /** Heartbeat interval, milliseconds. Default 3000. */
+    heartbeatIntervalMs: z.number().int().positive().default(3_000),
+    /** Largest triplet message accepted, bytes; larger ones go to the DLQ. Default 1048576. */
+    maxMessageBytes: z.number().int().positive().default(1024 * 1024),
+    /** Fetch limit per partition, bytes; must exceed maxMessageBytes so a big message never stalls a fetch. Default 4194304. */
+    maxBytesPerPartition: z.number().int().positive().default(4 * 1024 * 1024),
+    /** Triplet ids remembered for de-duplication, milliseconds. Default 600000 (10 min). */
+    dedupeWindowMs: z.number().int().nonnegative().default(600_000),
+    /** Most triplet ids remembered for de-duplication. Default 100000. */
+    dedupeMaxEntries: z.number().int().positive().default(100_000),
+    /** Judge attempts per triplet on retriable failures (429/5xx) before it goes to the DLQ. Default 3. */
+    maxAttempts: z.number().int().positive().default(3),
+    /** Pause of a partition after a retriable failure without Retry-After, milliseconds. Default 5000. */
+    retryBackoffMs: z.number().int().positive().default(5_000),
+    /** Read the topic from the beginning when the group has no committed offset. Default true. */
+    fromBeginning: z.boolean().default(true),
+  })
+  .strict();
 
 /** Transport between capture/sampling and the scorer. */
 export const transportSection = z
   .object({
-    /** `memory` (one process, the embedded default) or `kafka` (collector/scorer split). */
+    /** `memory` (one process, the embedded default) or `kafka` (collector/scorer split). Default memory. */
     kind: z.enum(['memory', 'kafka']).default('memory'),
-    /** In-memory queue bound; when full the newest triplet is dropped (counted). */
+    /** In-memory queue bound; when full the newest triplet is dropped (counted). Default 1000. */
     maxQueueSize: z.number().int().positive().default(1_000),
     kafka: z
       .object({
-        /** Bootstrap brokers, `host:port`. */
+        /** Bootstrap brokers, `host:port` (env RAGWATCH_KAFKA_BROKERS, comma-separated). Default none. */
         brokers: z.array(z.string().min(1)).default([]),
+        /** Client id sent to the brokers. Default `ragwatch`. */
         clientId: z.string().default('ragwatch'),
+        /** Consumer group of the scorers. Default `ragwatch-scorer`. */
         groupId: z.string().default('ragwatch-scorer'),
+        /** TCP connect timeout, milliseconds. Default 3000. */
+        connectionTimeoutMs: z.number().int().positive().default(3_000),
+        /** TLS settings; default off. */
+        tls: tls.prefault({}),
+        /** SASL authentication; default none. */
+        sasl: sasl.optional(),
         topics: z
           .object({
+            /** Sampled triplets. Default `ragwatch.triplets.v1`. */
             triplets: z.string().default('ragwatch.triplets.v1'),
+            /** Score records. Default `ragwatch.scores.v1`. */
             scores: z.string().default('ragwatch.scores.v1'),
+            /** Poison and unscorable triplets (original bytes + error headers). Default `ragwatch.triplets.dlq`. */
             dlq: z.string().default('ragwatch.triplets.dlq'),
           })
           .strict()
           .prefault({}),
+        producer: producer.prefault({}),
+        consumer: consumer.prefault({}),
       })
       .strict()
+      .refine((k) => k.sasl?.mechanism !== 'plain' || k.tls.enabled, { message: 'SASL PLAIN sends the password in clear: enable tls' })
       .prefault({}),
   })
-  .strict();
+  .strict()
+  .refine((t) => t.kind !== 'kafka' || t.kafka.brokers.length > 0, { message: 'transport.kind is kafka but transport.kafka.brokers is empty', path: ['kafka', 'brokers'] });

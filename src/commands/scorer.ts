@@ -1,0 +1,72 @@
+/**
+ * `ragwatch scorer`: Kafka consumer group → judges → metrics, scores topic and DLQ, until
+ * SIGINT/SIGTERM. Serves /metrics, /healthz and /readyz. Scale by running more replicas
+ * (up to the triplets topic's partition count).
+ * @module
+ */
+import { parseArgs } from 'node:util';
+import { loadConfig } from '../config/load.ts';
+import { ConfigError } from '../errors.ts';
+import { createLogger } from '../log.ts';
+import { Pipeline } from '../pipeline.ts';
+import { createApiApp } from '../server/api-app.ts';
+import { listen } from '../server/serve.ts';
+import type { Command } from './types.ts';
+
+export const scorerCommand: Command = {
+  name: 'scorer',
+  summary: 'Kafka → judges → metrics, scores topic and DLQ (scale out via the consumer group)',
+  usage: `usage: ragwatch scorer [-c FILE]
+
+  -c, --config FILE   YAML configuration (default: $RAGWATCH_CONFIG)
+
+Needs transport.kind: kafka and transport.kafka.brokers. Joins consumer group
+transport.kafka.groupId, commits each offset only after the triplet is scored (score record
+acknowledged), in the DLQ, or counted as dropped. Serves /metrics, /healthz, /readyz on
+server.httpPort.`,
+  async run(argv) {
+    const { values } = parseArgs({ args: argv, options: { config: { type: 'string', short: 'c' } } });
+    const config = loadConfig(values.config ? { file: values.config } : {});
+    if (config.transport.kind !== 'kafka') {
+      throw new ConfigError('config key "transport.kind": the scorer consumes from Kafka; set it to kafka (env RAGWATCH_TRANSPORT=kafka)', ['transport.kind']);
+    }
+    const logger = createLogger(config.log.level);
+    const pipeline = new Pipeline({ config, role: 'scorer', logger });
+    const api = createApiApp({ registry: pipeline.instruments.registry, ready: () => pipeline.ready });
+    const http = await listen(api, config.server.host, config.server.httpPort);
+    logger.info({ metrics: `http://${config.server.host}:${http.port}/metrics`, group: config.transport.kafka.groupId, judge: pipeline.judge.kind }, 'ragwatch scorer started');
+    pipeline.start().then(
+      () => logger.info({ judge: pipeline.judge.kind }, 'scorer consuming'),
+      (err: unknown) => logger.error({ err }, 'scorer failed to start'),
+    );
+    let stopping = false;
+    const stop = (signal: string) => {
+      if (stopping) {
+        logger.warn({ signal }, 'second signal: exiting now');
+        process.exit(1);
+      }
+      stopping = true;
+      logger.info({ signal }, 'shutting down: finish the current batch, commit, leave the group');
+      const hardStop = setTimeout(() => {
+        logger.error('shutdown grace period exceeded; exiting');
+        process.exit(1);
+      }, config.server.shutdownGraceMs + 1000);
+      hardStop.unref();
+      pipeline
+        .shutdown()
+        .then(() => http.close())
+        .then(
+          () => {
+            logger.info('stopped');
+            logger.flush();
+          },
+          (err: unknown) => {
+            logger.error({ err }, 'shutdown failed');
+            process.exit(1);
+          },
+        );
+    };
+    process.on('SIGINT', () => stop('SIGINT'));
+    process.on('SIGTERM', () => stop('SIGTERM'));
+  },
+};

@@ -1,0 +1,100 @@
+/**
+ * Rule sampler: ordered rules force triplets in or out by route, model, service, attributes or a
+ * signal (empty response, latency above a bound, negative user feedback); the first match wins,
+ * and triplets no rule matches go to the fallback sampler (stratified/rate).
+ * @module
+ */
+import { unitHash } from './hash.ts';
+import type { Sampler, SamplingDecision } from './types.ts';
+import type { Triplet } from '../triplet.ts';
+
+type AttributeValue = string | number | boolean;
+
+/** Conditions of a rule; all given ones must hold. */
+export interface RuleMatch {
+  route?: string | undefined;
+  model?: string | undefined;
+  service?: string | undefined;
+  attributes?: Readonly<Record<string, AttributeValue>> | undefined;
+  emptyResponse?: boolean | undefined;
+  /** Generation duration strictly above this, milliseconds. */
+  latencyAboveMs?: number | undefined;
+  negativeFeedback?: boolean | undefined;
+}
+
+/** One sampling rule. */
+export interface SamplingRule {
+  /** Reported as `sampling.rule`; default `rule<index>`. */
+  name?: string | undefined;
+  action: 'in' | 'out';
+  /** Share of matching traces an `in` rule samples, deterministic on the trace id. Default 1. */
+  rate?: number | undefined;
+  match: RuleMatch;
+}
+
+/** Options of {@link RulesSampler}. */
+export interface RulesSamplerOptions {
+  rules?: readonly SamplingRule[];
+  /** Decides when no rule matches (and gives the stratum of forced-in triplets). */
+  fallback: Sampler & { stratumOf?(triplet: Triplet): string };
+  /** Feedback signal for `negativeFeedback`. Default attribute `user.feedback`. */
+  feedback?: { attribute?: string; negativeValues?: readonly AttributeValue[] };
+}
+
+interface CompiledRule {
+  name: string;
+  action: 'in' | 'out';
+  rate: number;
+  test: (t: Triplet) => boolean;
+}
+
+export class RulesSampler implements Sampler {
+  readonly #rules: CompiledRule[];
+  readonly #fallback: RulesSamplerOptions['fallback'];
+
+  constructor(options: RulesSamplerOptions) {
+    this.#fallback = options.fallback;
+    const feedbackAttr = options.feedback?.attribute ?? 'user.feedback';
+    const negative = new Set((options.feedback?.negativeValues ?? ['negative', 'thumbs_down', -1, 0]).map(String));
+    this.#rules = (options.rules ?? []).map((r, i) => ({
+      name: r.name ?? `rule${i}`,
+      action: r.action,
+      rate: Math.min(1, Math.max(0, r.rate ?? 1)),
+      test: compile(r.match, feedbackAttr, negative),
+    }));
+  }
+
+  shouldSample(triplet: Triplet, nowMs?: number): SamplingDecision {
+    for (const rule of this.#rules) {
+      if (!rule.test(triplet)) continue;
+      if (rule.action === 'out' || rule.rate <= 0 || unitHash(triplet.traceId) >= rule.rate) return { sampled: false, rule: rule.name };
+      const stratum = this.#fallback.stratumOf?.(triplet) ?? 'all';
+      return { sampled: true, sampling: { weight: 1 / rule.rate, stratum, rule: rule.name } };
+    }
+    return this.#fallback.shouldSample(triplet, nowMs);
+  }
+
+  toString(): string {
+    return `RulesSampler{${this.#rules.map((r) => `${r.name}:${r.action}`).join(',')} → ${this.#fallback.toString()}}`;
+  }
+}
+
+function compile(m: RuleMatch, feedbackAttr: string, negative: ReadonlySet<string>): (t: Triplet) => boolean {
+  const checks: Array<(t: Triplet) => boolean> = [];
+  if (m.route !== undefined) checks.push((t) => t.route === m.route);
+  if (m.model !== undefined) checks.push((t) => t.model === m.model);
+  if (m.service !== undefined) checks.push((t) => t.service === m.service);
+  for (const [key, value] of Object.entries(m.attributes ?? {})) checks.push((t) => t.attributes?.[key] === value);
+  if (m.emptyResponse !== undefined) checks.push((t) => (t.response.trim() === '') === m.emptyResponse);
+  if (m.latencyAboveMs !== undefined) {
+    const bound = m.latencyAboveMs;
+    checks.push((t) => t.latency.durationMs > bound);
+  }
+  if (m.negativeFeedback !== undefined) {
+    checks.push((t) => {
+      const v = t.attributes?.[feedbackAttr];
+      return (v !== undefined && negative.has(String(v))) === m.negativeFeedback;
+    });
+  }
+  return (t) => checks.every((c) => c(t));
+}

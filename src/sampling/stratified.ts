@@ -1,0 +1,121 @@
+/**
+ * Stratified sampler: one bounded label (route, model, service or an attribute) splits traffic
+ * into strata, each with its own deterministic rate or a per-minute quota; values not configured
+ * fall in `other` at the default rate. Every sampled triplet carries weight = 1/p of its stratum.
+ * @module
+ */
+import { unitHash } from './hash.ts';
+import type { Sampler, SamplingDecision } from './types.ts';
+import type { Triplet } from '../triplet.ts';
+
+/** Which label defines the strata. */
+export type StratumLabel = 'none' | 'route' | 'model' | 'service' | 'attribute';
+
+/** Options of {@link StratifiedSampler}; all optional. */
+export interface StratifiedSamplerOptions {
+  /** Label defining the strata. Default `none` (one stratum `all`). */
+  by?: StratumLabel;
+  /** Attribute name when `by` is `attribute`. */
+  attribute?: string;
+  /** Rate per stratum value, in (0, 1]. */
+  rates?: Readonly<Record<string, number>>;
+  /** Judged triplets per minute per stratum value. */
+  quotasPerMinute?: Readonly<Record<string, number>>;
+  /** Rate of `other` (and of `all` when `by` is `none`), in [0, 1]. Default 1. */
+  defaultRate?: number;
+}
+
+const MINUTE_MS = 60_000;
+
+/** Per-stratum quota state: counts in the current and previous minute. */
+interface QuotaWindow {
+  minute: number;
+  seen: number;
+  taken: number;
+  previousSeen: number;
+}
+
+function clampRate(rate: number): number {
+  return Number.isFinite(rate) ? Math.min(1, Math.max(0, rate)) : 0;
+}
+
+export class StratifiedSampler implements Sampler {
+  readonly #by: StratumLabel;
+  readonly #attribute: string | undefined;
+  readonly #rates: ReadonlyMap<string, number>;
+  readonly #quotas: ReadonlyMap<string, number>;
+  readonly #defaultRate: number;
+  readonly #windows = new Map<string, QuotaWindow>();
+
+  constructor(options: StratifiedSamplerOptions = {}) {
+    this.#by = options.by ?? 'none';
+    this.#attribute = options.attribute;
+    this.#rates = new Map(Object.entries(options.rates ?? {}).map(([k, v]) => [k, clampRate(v)]));
+    this.#quotas = new Map(Object.entries(options.quotasPerMinute ?? {}).filter(([, q]) => q > 0));
+    this.#defaultRate = clampRate(options.defaultRate ?? 1);
+  }
+
+  /** The stratum a triplet falls in (a configured value, `other`, or `all`). */
+  stratumOf(triplet: Triplet): string {
+    if (this.#by === 'none') return 'all';
+    const value = this.#labelValue(triplet);
+    if (value !== undefined && (this.#rates.has(value) || this.#quotas.has(value))) return value;
+    return 'other';
+  }
+
+  shouldSample(triplet: Triplet, nowMs: number = Date.now()): SamplingDecision {
+    const stratum = this.stratumOf(triplet);
+    const quota = this.#quotas.get(stratum);
+    const rate = quota === undefined ? (this.#rates.get(stratum) ?? this.#defaultRate) : this.#quotaRate(stratum, quota, nowMs);
+    const rule = quota === undefined ? (this.#by === 'none' ? 'rate' : 'stratum_rate') : 'stratum_quota';
+    if (rate <= 0 || unitHash(triplet.traceId) >= rate) return { sampled: false, rule };
+    if (quota !== undefined) {
+      const w = this.#windows.get(stratum)!;
+      if (w.taken >= quota) return { sampled: false, rule };
+      w.taken++;
+    }
+    return { sampled: true, sampling: { weight: 1 / rate, stratum, rule } };
+  }
+
+  /**
+   * Adaptive rate for a quota stratum: quota / expected arrivals this minute, where the expected
+   * count is the larger of last minute's and this minute's so far. The weight 1/p is therefore an
+   * estimate (exact when traffic is steady); the hard cap on `taken` keeps the judge budget.
+   */
+  #quotaRate(stratum: string, quota: number, nowMs: number): number {
+    const minute = Math.floor(nowMs / MINUTE_MS);
+    let w = this.#windows.get(stratum);
+    if (!w) {
+      w = { minute, seen: 0, taken: 0, previousSeen: 0 };
+      this.#windows.set(stratum, w);
+    } else if (w.minute !== minute) {
+      w.previousSeen = minute === w.minute + 1 ? w.seen : 0;
+      w.minute = minute;
+      w.seen = 0;
+      w.taken = 0;
+    }
+    w.seen++;
+    return Math.min(1, quota / Math.max(1, w.previousSeen, w.seen));
+  }
+
+  #labelValue(triplet: Triplet): string | undefined {
+    switch (this.#by) {
+      case 'route':
+        return triplet.route;
+      case 'model':
+        return triplet.model;
+      case 'service':
+        return triplet.service;
+      case 'attribute': {
+        const v = this.#attribute === undefined ? undefined : triplet.attributes?.[this.#attribute];
+        return v === undefined ? undefined : String(v);
+      }
+      default:
+        return undefined;
+    }
+  }
+
+  toString(): string {
+    return `StratifiedSampler{by=${this.#by},strata=${[...this.#rates.keys(), ...this.#quotas.keys()].join('|') || '-'},default=${this.#defaultRate}}`;
+  }
+}

@@ -1,0 +1,216 @@
+/**
+ * A bounded, batching Kafka producer on kafkajs (which has no linger): messages are appended to
+ * a buffer (never blocking the caller), sent with `send` in batches (acks=all, compression), and
+ * retried with backoff until the broker is back. When the buffer is full the newest message is
+ * dropped and reported. After repeated failures the kafkajs producer is recreated, so a cluster
+ * that comes back on the same address is picked up without a restart.
+ * @module
+ */
+import { CompressionTypes, Partitioners, type Kafka, type Message, type Producer } from 'kafkajs';
+import { errorMessage } from '../errors.ts';
+import { silentLogger, type Logger } from '../log.ts';
+
+/** Options of {@link BufferedKafkaProducer}; everything but `kafka` and `topic` optional. */
+export interface BufferedKafkaProducerOptions {
+  kafka: Kafka;
+  topic: string;
+  /** Buffer bound, messages. Default 10000. */
+  maxBufferMessages?: number;
+  /** Most messages per request. Default 500. */
+  batchMaxMessages?: number;
+  /** Longest wait for a batch to fill, milliseconds. Default 20. */
+  lingerMs?: number;
+  /** Default `gzip`. */
+  compression?: 'gzip' | 'none';
+  /** Broker acknowledgement timeout, milliseconds. Default 10000. */
+  requestTimeoutMs?: number;
+  /** Longest backoff between retries, milliseconds. Default 2000. */
+  maxRetryBackoffMs?: number;
+  /** Called with the number of messages acknowledged by the broker. Must not throw. */
+  onDelivered?: (count: number) => void;
+  /** Called with the number of messages dropped and why (`buffer_full`, `shutdown`). Must not throw. */
+  onDropped?: (count: number, reason: string) => void;
+  /** Called on every failed send attempt. Must not throw. */
+  onSendError?: (error: unknown) => void;
+  /** Called whenever the buffer depth changes. Must not throw. */
+  onDepth?: (depth: number) => void;
+  logger?: Logger;
+}
+
+/** Consecutive failures after which the kafkajs producer is thrown away and recreated. */
+const RECREATE_AFTER_FAILURES = 3;
+
+export class BufferedKafkaProducer {
+  readonly #kafka: Kafka;
+  readonly #topic: string;
+  readonly #max: number;
+  readonly #batchMax: number;
+  readonly #lingerMs: number;
+  readonly #compression: CompressionTypes;
+  readonly #timeoutMs: number;
+  readonly #maxBackoffMs: number;
+  readonly #opts: BufferedKafkaProducerOptions;
+  readonly #logger: Logger;
+  #producer: Producer;
+  #connected = false;
+  #buffer: Message[] = [];
+  #head = 0;
+  #sending = false;
+  #timer: NodeJS.Timeout | undefined;
+  #failures = 0;
+  #closed = false;
+  #idleWaiters: Array<() => void> = [];
+  #shutdown: Promise<void> | undefined;
+
+  constructor(options: BufferedKafkaProducerOptions) {
+    this.#opts = options;
+    this.#kafka = options.kafka;
+    this.#topic = options.topic;
+    this.#max = options.maxBufferMessages ?? 10_000;
+    this.#batchMax = options.batchMaxMessages ?? 500;
+    this.#lingerMs = options.lingerMs ?? 20;
+    this.#compression = (options.compression ?? 'gzip') === 'gzip' ? CompressionTypes.GZIP : CompressionTypes.None;
+    this.#timeoutMs = options.requestTimeoutMs ?? 10_000;
+    this.#maxBackoffMs = options.maxRetryBackoffMs ?? 2_000;
+    this.#logger = options.logger ?? silentLogger;
+    this.#producer = this.#newProducer();
+  }
+
+  /** Messages buffered (including the batch being sent). */
+  get depth(): number {
+    return this.#buffer.length - this.#head;
+  }
+
+  /** Consecutive failed send attempts (0 when the last one succeeded). */
+  get failures(): number {
+    return this.#failures;
+  }
+
+  /** Appends a message; false (and `onDropped`) when the buffer is full or the producer is shut down. Never throws. */
+  enqueue(message: Message): boolean {
+    if (this.#closed) {
+      this.#opts.onDropped?.(1, 'shutdown');
+      return false;
+    }
+    if (this.depth >= this.#max) {
+      this.#opts.onDropped?.(1, 'buffer_full');
+      return false;
+    }
+    this.#buffer.push(message);
+    this.#opts.onDepth?.(this.depth);
+    this.#schedule(this.depth >= this.#batchMax ? 0 : this.#lingerMs);
+    return true;
+  }
+
+  /** Connects eagerly (optional: sending connects on demand). Rejects when the cluster is unreachable. */
+  async connect(): Promise<void> {
+    if (this.#connected) return;
+    await this.#producer.connect();
+    this.#connected = true;
+  }
+
+  /** Sends now, bypassing the buffer, and resolves once acknowledged (acks=all). Throws on failure. */
+  async sendNow(topic: string, messages: Message[]): Promise<void> {
+    if (messages.length === 0) return;
+    await this.connect();
+    await this.#producer.send({ topic, messages, acks: -1, compression: this.#compression, timeout: this.#timeoutMs });
+  }
+
+  /** Resolves when the buffer is empty (everything acknowledged or dropped). */
+  forceFlush(): Promise<void> {
+    if (this.depth === 0) return Promise.resolve();
+    this.#schedule(0);
+    return new Promise((resolve) => this.#idleWaiters.push(resolve));
+  }
+
+  /**
+   * Stops accepting, tries to deliver what is buffered for up to `deadlineMs`, drops (and reports)
+   * the rest, then disconnects. Idempotent.
+   */
+  shutdown(deadlineMs = 5_000): Promise<void> {
+    this.#shutdown ??= (async () => {
+      this.#closed = true;
+      let timer: NodeJS.Timeout | undefined;
+      const deadline = new Promise<void>((resolve) => (timer = setTimeout(resolve, deadlineMs)));
+      await Promise.race([this.forceFlush(), deadline]);
+      clearTimeout(timer);
+      if (this.#timer) clearTimeout(this.#timer);
+      this.#timer = undefined;
+      const rest = this.depth;
+      if (rest > 0) {
+        this.#buffer = [];
+        this.#head = 0;
+        this.#opts.onDropped?.(rest, 'shutdown');
+        this.#opts.onDepth?.(0);
+        this.#notifyIdle();
+      }
+      await this.#disconnect(this.#producer);
+    })();
+    return this.#shutdown;
+  }
+
+  #newProducer(): Producer {
+    // The mock cluster (and many managed clusters) cannot serve idempotent producers; acks=all + retries instead.
+    return this.#kafka.producer({ idempotent: false, allowAutoTopicCreation: true, createPartitioner: Partitioners.DefaultPartitioner });
+  }
+
+  async #disconnect(producer: Producer): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([producer.disconnect().catch(() => undefined), new Promise((resolve) => (timer = setTimeout(resolve, 2_000)))]);
+    clearTimeout(timer);
+  }
+
+  #schedule(delayMs: number): void {
+    if (this.#sending || this.depth === 0) return;
+    if (this.#timer) {
+      if (delayMs > 0) return;
+      clearTimeout(this.#timer);
+    }
+    this.#timer = setTimeout(() => {
+      this.#timer = undefined;
+      void this.#sendOnce();
+    }, delayMs);
+    this.#timer.unref();
+  }
+
+  async #sendOnce(): Promise<void> {
+    if (this.#sending || this.depth === 0) return;
+    this.#sending = true;
+    const batch = this.#buffer.slice(this.#head, this.#head + this.#batchMax);
+    let nextDelay = 0;
+    try {
+      await this.sendNow(this.#topic, batch);
+      this.#head += batch.length;
+      if (this.#head > 4096 && this.#head * 2 > this.#buffer.length) {
+        this.#buffer = this.#buffer.slice(this.#head);
+        this.#head = 0;
+      }
+      this.#failures = 0;
+      this.#opts.onDelivered?.(batch.length);
+    } catch (err) {
+      this.#failures++;
+      this.#opts.onSendError?.(err);
+      if (this.#failures === 1 || this.#failures % 20 === 0) {
+        this.#logger.warn({ topic: this.#topic, buffered: this.depth, failures: this.#failures, err: errorMessage(err) }, 'kafka send failed; buffering and retrying');
+      }
+      nextDelay = Math.min(this.#maxBackoffMs, 100 * 2 ** Math.min(this.#failures, 10));
+      if (this.#failures % RECREATE_AFTER_FAILURES === 0) {
+        const old = this.#producer;
+        this.#producer = this.#newProducer();
+        this.#connected = false;
+        void this.#disconnect(old);
+      }
+    } finally {
+      this.#sending = false;
+    }
+    this.#opts.onDepth?.(this.depth);
+    if (this.depth === 0) this.#notifyIdle();
+    else this.#schedule(nextDelay > 0 ? nextDelay : this.depth >= this.#batchMax || this.#closed ? 0 : this.#lingerMs);
+  }
+
+  #notifyIdle(): void {
+    const waiters = this.#idleWaiters;
+    this.#idleWaiters = [];
+    for (const w of waiters) w();
+  }
+}

@@ -1,0 +1,57 @@
+/**
+ * Builds the kafkajs client from the `transport.kafka` config section: brokers, TLS, SASL,
+ * timeouts, and kafkajs logs routed into ragwatch's logger (never payloads).
+ * @module
+ */
+import { Kafka, logLevel, type KafkaConfig, type SASLOptions } from 'kafkajs';
+import type { RagwatchConfig } from '../config/schema.ts';
+import { silentLogger, type Logger } from '../log.ts';
+
+/** The `transport.kafka` config section. */
+export type KafkaSection = RagwatchConfig['transport']['kafka'];
+
+const LEVELS: Record<number, 'error' | 'warn' | 'info' | 'debug'> = {
+  [logLevel.ERROR]: 'error',
+  [logLevel.WARN]: 'warn',
+  [logLevel.INFO]: 'info',
+  [logLevel.DEBUG]: 'debug',
+};
+
+/** kafkajs connection options (TLS, SASL) for a config section, without the logger. */
+export function kafkaConfigOf(section: KafkaSection, clientIdSuffix = ''): KafkaConfig {
+  const config: KafkaConfig = {
+    clientId: `${section.clientId}${clientIdSuffix}`,
+    brokers: section.brokers,
+    connectionTimeout: section.connectionTimeoutMs,
+    // Our own send loop retries forever with backoff; kafkajs' retries only smooth over blips.
+    retry: { retries: 3, initialRetryTime: 100, maxRetryTime: 1_000 },
+  };
+  const { tls } = section;
+  if (tls.enabled) {
+    config.ssl = {
+      rejectUnauthorized: true,
+      ...(tls.caFile !== undefined ? { ca: [tls.caFile] } : {}),
+      ...(tls.certFile !== undefined ? { cert: tls.certFile } : {}),
+      ...(tls.keyFile !== undefined ? { key: tls.keyFile } : {}),
+      ...(tls.servername !== undefined ? { servername: tls.servername } : {}),
+    };
+  }
+  if (section.sasl) {
+    const { mechanism, username, password } = section.sasl;
+    config.sasl = { mechanism, username, password } as SASLOptions;
+  }
+  return config;
+}
+
+/** A kafkajs client whose own logs go to `logger` (warn and above by default). */
+export function createKafka(section: KafkaSection, logger: Logger = silentLogger, clientIdSuffix = ''): Kafka {
+  return new Kafka({
+    ...kafkaConfigOf(section, clientIdSuffix),
+    logLevel: logLevel.WARN,
+    logCreator: () => (entry) => {
+      const level = LEVELS[entry.level] ?? 'debug';
+      const { message, ...rest } = entry.log;
+      logger[level]({ kafka: entry.namespace, ...rest }, message);
+    },
+  });
+}
