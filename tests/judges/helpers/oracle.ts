@@ -1,0 +1,115 @@
+/**
+ * A scripted "judge model" for the fake OpenAI server: it reads the data blocks of a judge prompt
+ * (found through the per-call nonce, as a model would) and answers each step with lexical rules.
+ * Deterministic, schema-valid, and blind to any instruction inside the data.
+ */
+import type { FakeReply, FakeRequest } from '../../fakes/openai-server.ts';
+
+/** One data block of a prompt. */
+export interface Block {
+  kind: string;
+  id: string | undefined;
+  text: string;
+}
+
+export interface ParsedPrompt {
+  nonce: string;
+  step: 'decompose' | 'response_match' | 'source_match';
+  blocks: Block[];
+  system: string;
+  user: string;
+}
+
+const STOP = new Set(
+  'a an the of to in on at for and or but is was were are be been by with as from that this it its his her their which who what when where how did does do'.split(' '),
+);
+
+/** Lower-case content words (stop-words removed). */
+export function contentWords(text: string): string[] {
+  return (text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).filter((w) => !STOP.has(w));
+}
+
+function sentences(text: string): string[] {
+  return text
+    .split(/(?<=[.!?])\s+|\n+/)
+    .map((s) => s.trim())
+    .filter((s) => /[\p{L}\p{N}]/u.test(s));
+}
+
+/** Finds the nonce, the step and the data blocks of a judge request. */
+export function parsePrompt(req: FakeRequest): ParsedPrompt {
+  const msgs = (req.body?.messages ?? []) as Array<{ role: string; content: string }>;
+  const system = msgs.find((m) => m.role === 'system')?.content ?? '';
+  const user = msgs.filter((m) => m.role === 'user')[0]?.content ?? '';
+  const nonce = /"call": "([0-9a-f]{16})"/.exec(system)?.[1] ?? '';
+  const re = new RegExp(`<untrusted-${nonce} kind="([\\w-]+)"(?: id="([^"]+)")?>\\n([\\s\\S]*?)\\n</untrusted-${nonce}>`, 'g');
+  const blocks: Block[] = [...user.matchAll(re)].map((m) => ({ kind: m[1]!, id: m[2], text: m[3]! }));
+  const kinds = new Set(blocks.map((b) => b.kind));
+  const step = kinds.has('claim') || (kinds.has('sub-question') && kinds.has('response')) ? 'response_match' : kinds.has('response') ? 'decompose' : 'source_match';
+  return { nonce, step, blocks, system, user };
+}
+
+function overlap(a: string, b: string): number {
+  const aw = contentWords(a);
+  if (aw.length === 0) return 0;
+  const bw = new Set(contentWords(b));
+  return aw.filter((w) => bw.has(w)).length / aw.length;
+}
+
+/** The oracle's answer object for one parsed prompt. */
+export function oracleAnswer(p: ParsedPrompt): Record<string, unknown> {
+  const of = (kind: string) => p.blocks.filter((b) => b.kind === kind);
+  const query = of('query')[0]?.text ?? '';
+  if (p.step === 'decompose') {
+    const subQuestions = query
+      .split(/\?|,?\s+and\s+(?=(?:who|what|when|where|why|how|which)\b)/i)
+      .map((s) => s.trim())
+      .filter((s) => contentWords(s).length > 0)
+      .map((s) => `${s.replace(/[.?!]+$/, '')}?`);
+    return {
+      call: p.nonce,
+      subQuestions,
+      claims: sentences(of('response')[0]?.text ?? ''),
+      sources: of('source').map((s) => ({ id: s.id, facts: sentences(s.text) })),
+    };
+  }
+  const sourceText = of('source').map((s) => s.text).join('\n');
+  if (p.step === 'response_match') {
+    const response = of('response')[0]?.text ?? '';
+    return {
+      call: p.nonce,
+      claims: of('claim').map((c) => {
+        const support = overlap(c.text, sourceText);
+        const nums = c.text.match(/\d+/g) ?? [];
+        const badNumber = nums.some((n) => !sourceText.includes(n)) && /\d/.test(sourceText);
+        return { id: c.id, essential: overlap(c.text, query) >= 0.3, verdict: badNumber ? 'contradicted' : support >= 0.8 ? 'supported' : 'not_in_sources' };
+      }),
+      subQuestions: of('sub-question').map((q) => ({ id: q.id, coveredByResponse: overlap(q.text, response) >= 0.5 })),
+    };
+  }
+  const sources = of('source').map((s) => ({
+    id: s.id,
+    essential: overlap(query, s.text) >= 0.4,
+    facts: of('fact')
+      .filter((f) => f.id!.startsWith(`${s.id}f`))
+      .map((f) => ({ id: f.id, essential: overlap(f.text, query) >= 0.3 })),
+  }));
+  return { call: p.nonce, sources, subQuestions: of('sub-question').map((q) => ({ id: q.id, coveredBySources: overlap(q.text, sourceText) >= 0.6 })) };
+}
+
+/** Token counts as a real endpoint would report them (≈ 4 characters per token). */
+export function estimateTokens(req: FakeRequest, content: string): { promptTokens: number; completionTokens: number } {
+  const msgs = (req.body?.messages ?? []) as Array<{ content: string }>;
+  return { promptTokens: Math.ceil(msgs.reduce((n, m) => n + m.content.length, 0) / 4), completionTokens: Math.ceil(content.length / 4) };
+}
+
+/** A responder answering every judge step with the oracle (optionally rewriting the answer). */
+export function oracleResponder(rewrite?: (answer: Record<string, unknown>, p: ParsedPrompt, req: FakeRequest) => Record<string, unknown> | string): (req: FakeRequest) => FakeReply {
+  return (req) => {
+    const p = parsePrompt(req);
+    const answer = oracleAnswer(p);
+    const out = rewrite ? rewrite(answer, p, req) : answer;
+    const content = typeof out === 'string' ? out : JSON.stringify(out);
+    return { content, ...estimateTokens(req, content) };
+  };
+}

@@ -1,0 +1,155 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { aggregateVerdicts } from '../../../src/judges/aggregate.ts';
+import { LlmJudge, type LlmJudgeOptions } from '../../../src/judges/llm/llm-judge.ts';
+import type { JudgeResult } from '../../../src/judges/types.ts';
+import { createInstruments } from '../../../src/metrics/instruments.ts';
+import { LLM_METRICS } from '../../../src/triplet.ts';
+import { startFakeOpenAI, type FakeOpenAI } from '../../fakes/openai-server.ts';
+import { oracleResponder, parsePrompt } from '../helpers/oracle.ts';
+import { CLOCK_QUERY, CLOCK_RESPONSE, CLOCK_SOURCES, triplet } from '../helpers/triplets.ts';
+
+let fake: FakeOpenAI;
+beforeAll(async () => {
+  fake = await startFakeOpenAI();
+});
+afterAll(() => fake.close());
+beforeEach(() => {
+  fake.requests.length = 0;
+  fake.setResponder(oracleResponder());
+});
+
+function judge(options: LlmJudgeOptions = {}) {
+  const instruments = createInstruments({ processMetrics: false });
+  return { judge: new LlmJudge({ baseUrl: fake.baseURL, apiKey: 'test', model: 'judge-model', retryBaseMs: 20, instruments, ...options }), instruments };
+}
+
+function ok(r: JudgeResult) {
+  if (!r.ok) throw new Error(`expected a score, got ${r.error.code}: ${r.error.message}`);
+  return r;
+}
+
+async function counter(instruments: ReturnType<typeof createInstruments>, name: string, labels: Record<string, string>): Promise<number> {
+  const metric = (await instruments.registry.getMetricsAsJSON()).find((m) => m.name === name);
+  const value = metric?.values.find((v) => Object.entries(labels).every(([k, l]) => v.labels[k] === l));
+  return value?.value ?? 0;
+}
+
+describe('LlmJudge end to end through an OpenAI-compatible endpoint', () => {
+  it('scores all nine metrics in three calls and explains every component', async () => {
+    const { judge: j, instruments } = judge();
+    const r = ok(await j.score(triplet(CLOCK_QUERY, CLOCK_SOURCES, CLOCK_RESPONSE)));
+    expect(Object.keys(r.scores).sort()).toEqual([...LLM_METRICS].sort());
+    for (const v of Object.values(r.scores)) expect(v).toBeGreaterThanOrEqual(0);
+    expect(r.usage.calls).toBe(3);
+    expect(fake.requests).toHaveLength(3);
+    // Scores are exactly the aggregation of the per-component verdicts in details.
+    const again = aggregateVerdicts({
+      claims: r.details.claims.map((c) => ({ text: c.text, essential: c.essential!, verdict: c.verdict! })),
+      subQuestions: r.details.subQuestions,
+      sources: r.details.sources.map((s) => ({ index: s.index, essential: s.essential!, facts: [] })),
+      hasResponse: true,
+    });
+    for (const m of ['response_precision', 'groundedness', 'faithfulness', 'source_precision', 'source_query_coverage', 'response_query_coverage'] as const) expect(r.scores[m]).toBe(again.scores[m]);
+    expect(r.details.claims).toHaveLength(3);
+    expect(r.details.subQuestions.map((q) => q.text)).toEqual(['When was the Chimnabai Clock Tower completed?', 'who was it named after?']);
+    expect(r.details.subQuestions.every((q) => q.coveredBySources !== undefined && q.coveredByResponse !== undefined)).toBe(true);
+    expect(r.details.sources.map((s) => s.index)).toEqual([0, 1]);
+    // Sentences 1 and 3 say the same thing (bundled model, threshold 0.8): THELMA's SD = 1/3.
+    expect(r.scores.response_self_distinctness).toBeCloseTo(1 / 3, 12);
+    expect(r.details.redundantSentences).toEqual([[0, 2]]);
+    // Usage is what the endpoint reported, summed over the calls.
+    const reported = fake.requests.length;
+    expect(reported).toBe(3);
+    expect(r.usage.inputTokens).toBe(await counter(instruments, 'ragwatch_judge_tokens_total', { type: 'input' }));
+    expect(r.usage.inputTokens).toBeGreaterThan(100);
+    expect(await counter(instruments, 'ragwatch_judge_requests_total', { outcome: 'ok' })).toBe(3);
+    // Request contract: temperature 0, seed, strict JSON schema naming the step.
+    for (const req of fake.requests) {
+      expect(req.body).toMatchObject({ model: 'judge-model', temperature: 0, seed: 0, response_format: { type: 'json_schema', json_schema: { strict: true } } });
+    }
+  });
+
+  it('groundedness / faithfulness / hallucination_free come from one three-way verdict per claim', async () => {
+    const { judge: j } = judge();
+    const wrong = CLOCK_RESPONSE.replaceAll('1896', '1856');
+    const r = ok(await j.score(triplet(CLOCK_QUERY, CLOCK_SOURCES, wrong)));
+    expect(r.details.claims.map((c) => c.verdict)).toEqual(['contradicted', 'supported', 'contradicted']);
+    expect(r.scores.groundedness).toBeCloseTo(1 / 3, 12);
+    expect(r.scores.faithfulness).toBeCloseTo(1 / 3, 12);
+    expect(r.scores.hallucination_free).toBeCloseTo(1 / 3, 12);
+  });
+
+  it('warm cache: source facts are not decomposed again; an identical triplet makes no call', async () => {
+    const { judge: j } = judge();
+    ok(await j.score(triplet(CLOCK_QUERY, CLOCK_SOURCES, CLOCK_RESPONSE)));
+    fake.requests.length = 0;
+    const warm = ok(await j.score(triplet('Who was the Chimnabai Clock Tower named after?', CLOCK_SOURCES, 'It was named after Chimnabai I.')));
+    expect(warm.usage.calls).toBe(3);
+    const decompose = fake.requests.map(parsePrompt).find((p) => p.step === 'decompose')!;
+    expect(decompose.blocks.filter((b) => b.kind === 'source')).toHaveLength(0);
+    // Facts still reach the source-match call from the cache.
+    const sourceMatch = fake.requests.map(parsePrompt).find((p) => p.step === 'source_match')!;
+    expect(sourceMatch.blocks.filter((b) => b.kind === 'fact').length).toBeGreaterThan(5);
+    fake.requests.length = 0;
+    const same = ok(await j.score(triplet(CLOCK_QUERY, CLOCK_SOURCES, CLOCK_RESPONSE)));
+    expect(same.usage.calls).toBe(0);
+    expect(fake.requests).toHaveLength(0);
+    expect(same.scores.response_self_distinctness).toBeCloseTo(1 / 3, 12);
+  });
+
+  it('no sources and an empty response: skipped with reasons, fewer calls, nothing invented', async () => {
+    const { judge: j } = judge();
+    const r = ok(await j.score(triplet(CLOCK_QUERY, [], CLOCK_RESPONSE)));
+    expect(r.skipped).toMatchObject({ source_precision: 'no_sources', source_query_coverage: 'no_sources', groundedness: 'no_sources', faithfulness: 'no_sources', hallucination_free: 'no_sources' });
+    expect(r.details.claims.every((c) => c.verdict === undefined)).toBe(true);
+    expect(r.usage.calls).toBe(2);
+    const e = ok(await j.score(triplet(CLOCK_QUERY, CLOCK_SOURCES, '')));
+    expect(e.skipped).toMatchObject({ response_precision: 'empty_response', groundedness: 'empty_response', response_query_coverage: 'empty_response', response_self_distinctness: 'empty_response' });
+    expect(e.scores.source_precision).toBeDefined();
+    for (const v of [...Object.values(r.scores), ...Object.values(e.scores)]) expect(Number.isFinite(v)).toBe(true);
+  });
+});
+
+describe('malformed answers: one repair, then the triplet fails (never a score)', () => {
+  it('a wrong verdict count is repaired once', async () => {
+    let broken = 0;
+    fake.setResponder(
+      oracleResponder((answer, p) => {
+        if (p.step === 'response_match' && broken++ === 0) return { ...answer, claims: (answer.claims as unknown[]).slice(1) };
+        return answer;
+      }),
+    );
+    const { judge: j } = judge();
+    const r = ok(await j.score(triplet(CLOCK_QUERY, CLOCK_SOURCES, CLOCK_RESPONSE)));
+    expect(r.usage.calls).toBe(4);
+    const repair = fake.requests.find((q) => (q.body?.messages as unknown[]).length === 4)!;
+    const msgs = repair.body!.messages as Array<{ role: string; content: string }>;
+    expect(msgs[2]!.role).toBe('assistant');
+    expect(msgs[3]!.content).toContain('expected 3 claims');
+  });
+
+  it('wrong counts twice → RAGWATCH_JUDGE_MALFORMED, not retriable, no scores', async () => {
+    fake.setResponder(oracleResponder((answer, p) => (p.step === 'response_match' ? { ...answer, claims: [] } : answer)));
+    const { judge: j } = judge();
+    const r = await j.score(triplet(CLOCK_QUERY, CLOCK_SOURCES, CLOCK_RESPONSE));
+    expect(r).toMatchObject({ ok: false, retriable: false, error: { code: 'RAGWATCH_JUDGE_MALFORMED' } });
+    expect('scores' in r).toBe(false);
+  });
+
+  it('malformed JSON twice fails; duplicated or unknown ids are rejected too', async () => {
+    fake.setResponder(oracleResponder((answer, p) => (p.step === 'decompose' ? '{"call": "x", "claims": [' : answer)));
+    const r = await judge().judge.score(triplet(CLOCK_QUERY, CLOCK_SOURCES, CLOCK_RESPONSE));
+    expect(r).toMatchObject({ ok: false, error: { code: 'RAGWATCH_JUDGE_MALFORMED' } });
+    expect(fake.requests).toHaveLength(2);
+
+    fake.setResponder(
+      oracleResponder((answer, p) => {
+        if (p.step !== 'response_match') return answer;
+        const claims = answer.claims as Array<{ id: string }>;
+        return { ...answer, claims: claims.map((c) => ({ ...c, id: 'c1' })) };
+      }),
+    );
+    const dup = await judge({ structuredOutput: 'json_object' }).judge.score(triplet(CLOCK_QUERY, CLOCK_SOURCES, CLOCK_RESPONSE));
+    expect(dup).toMatchObject({ ok: false, error: { code: 'RAGWATCH_JUDGE_MALFORMED', message: expect.stringContaining('duplicate claims id') } });
+  });
+});
