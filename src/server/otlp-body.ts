@@ -28,23 +28,29 @@ export async function readLimited(body: ReadableStream<Uint8Array> | null, maxBy
   const chunks: Uint8Array[] = [];
   let total = 0;
   const reader = body.getReader();
-  // Cancelling resolves the pending read as done; the aborted signal then tells a timeout apart.
-  const onAbort = () => void reader.cancel().catch(() => undefined);
-  signal?.addEventListener('abort', onAbort, { once: true });
+  let onAbort: (() => void) | undefined;
+  // Races every read: a stalled client must not hold the request past the timeout.
+  const aborted = new Promise<never>((_, reject) => {
+    if (!signal) return;
+    onAbort = () => reject(signal.reason instanceof Error ? signal.reason : new Error('aborted'));
+    if (signal.aborted) onAbort();
+    else signal.addEventListener('abort', onAbort, { once: true });
+  });
+  aborted.catch(() => undefined);
   try {
     for (;;) {
-      const { done, value } = await reader.read();
-      if (signal?.aborted) throw signal.reason instanceof Error ? signal.reason : new Error('aborted');
+      const { done, value } = await Promise.race([reader.read(), aborted]);
       if (done) break;
       total += value.byteLength;
-      if (total > maxBytes) {
-        await reader.cancel().catch(() => undefined);
-        throw new OtlpDecodeError(`request body exceeds ${maxBytes} bytes`, 413);
-      }
+      if (total > maxBytes) throw new OtlpDecodeError(`request body exceeds ${maxBytes} bytes`, 413);
       chunks.push(value);
     }
+  } catch (err) {
+    // Not awaited: on a stalled socket the cancel settles only when more data comes.
+    reader.cancel().catch(() => undefined);
+    throw err;
   } finally {
-    signal?.removeEventListener('abort', onAbort);
+    if (onAbort) signal?.removeEventListener('abort', onAbort);
   }
   return Buffer.concat(chunks, total);
 }

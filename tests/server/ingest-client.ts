@@ -33,6 +33,8 @@ export function post(url: string, headers: Record<string, string | number>, body
       req.end(body);
       return;
     }
+    // Send the headers now: the server starts the request (and its timeout) before any body byte.
+    req.flushHeaders();
     void (async () => {
       for await (const chunk of body()) {
         if (answered || req.destroyed) break;
