@@ -62,6 +62,8 @@ export class KafkaTripletConsumer implements TripletConsumer {
   /** `partition:offset` → attempts so far, for triplets redelivered after a retry pause (bounded). */
   readonly #attempts = new Map<string, number>();
   readonly #pauseTimers = new Set<NodeJS.Timeout>();
+  /** Triplet ids being judged right now (a duplicate in the same chunk must not be judged twice). */
+  readonly #inProgress = new Set<string>();
   #consumer: Consumer | undefined;
   #running = false;
   #stopped = false;
@@ -94,6 +96,7 @@ export class KafkaTripletConsumer implements TripletConsumer {
         sessionTimeout: c.sessionTimeoutMs,
         heartbeatInterval: c.heartbeatIntervalMs,
         maxBytesPerPartition: c.maxBytesPerPartition,
+        maxWaitTimeInMs: c.fetchMaxWaitMs,
         maxBytes: Math.max(c.maxBytesPerPartition * 4, 16 * 1024 * 1024),
         allowAutoTopicCreation: true,
       });
@@ -235,7 +238,7 @@ export class KafkaTripletConsumer implements TripletConsumer {
     const parsed = this.#decode(message);
     if (!parsed.ok) return this.#poison(topic, partition, message, parsed.stage, parsed.reason, parsed.error);
     const triplet = parsed.triplet;
-    if (this.#dedupe.has(triplet.id)) {
+    if (this.#dedupe.has(triplet.id) || this.#inProgress.has(triplet.id)) {
       this.#attempts.delete(key);
       this.#instruments.deduplicated.inc();
       this.#instruments.dropped.inc({ stage: 'scorer', reason: 'duplicate' });
@@ -243,6 +246,7 @@ export class KafkaTripletConsumer implements TripletConsumer {
       return { kind: 'done' };
     }
     let result: HandleResult;
+    this.#inProgress.add(triplet.id);
     try {
       result = await handler(triplet, { attempt });
     } catch (err) {
@@ -250,6 +254,8 @@ export class KafkaTripletConsumer implements TripletConsumer {
       this.#instruments.failed.inc({ reason: 'internal_error' });
       this.#instruments.inFlight.dec();
       result = { status: 'failed', reason: 'internal_error', error: err instanceof Error ? err : new Error(String(err)) };
+    } finally {
+      this.#inProgress.delete(triplet.id);
     }
     if (result.status === 'retry') {
       if (this.#attempts.size > 10_000) this.#attempts.clear();

@@ -73,6 +73,8 @@ const consumer = z
     maxAttempts: z.number().int().positive().default(3),
     /** Pause of a partition after a retriable failure without Retry-After, milliseconds. Default 5000. */
     retryBackoffMs: z.number().int().positive().default(5_000),
+    /** Longest a fetch waits for new messages, milliseconds (also bounds how long shutdown waits). Default 1000. */
+    fetchMaxWaitMs: z.number().int().positive().default(1_000),
     /** Read the topic from the beginning when the group has no committed offset. Default true. */
     fromBeginning: z.boolean().default(true),
   })
