@@ -6,6 +6,7 @@ import { parseArgs } from 'node:util';
 import { startApp } from '../app.ts';
 import { loadConfig } from '../config/load.ts';
 import { createLogger } from '../log.ts';
+import { accountingSnapshot } from '../metrics/accounting.ts';
 import type { Command } from './types.ts';
 
 export const startCommand: Command = {
@@ -33,8 +34,9 @@ export const startCommand: Command = {
       }, config.server.shutdownGraceMs + 1000);
       hardStop.unref();
       app.shutdown().then(
-        () => {
-          logger.info('stopped');
+        async () => {
+          // The final tally: residuals of 0 mean nothing was lost unexplained (DESIGN §9, §11 promise 7).
+          logger.info({ accounting: await accountingSnapshot(app.pipeline.instruments.registry) }, 'stopped');
           logger.flush();
         },
         (err: unknown) => {
