@@ -4,6 +4,9 @@
  */
 import type { RagwatchConfig } from './config/schema.ts';
 import { silentLogger, type Logger } from './log.ts';
+import type { Judge } from './judges/types.ts';
+import { createInstruments } from './metrics/instruments.ts';
+import { QualityMonitor, configSummary, instrumentsOptionsFromConfig } from './metrics/quality.ts';
 import { Pipeline } from './pipeline.ts';
 import { createApiApp } from './server/api-app.ts';
 import { createIngestApp } from './server/ingest-app.ts';
@@ -13,6 +16,8 @@ import { listen, type RunningServer } from './server/serve.ts';
 /** A running `ragwatch start`. */
 export interface RunningApp {
   pipeline: Pipeline;
+  /** Windowed means, in-process alerts, diagnosis and examples. */
+  quality: QualityMonitor;
   otlp: RunningServer;
   http: RunningServer;
   /** Stops ingest, finishes in-flight scoring within the grace period, closes servers. Idempotent. */
@@ -20,9 +25,11 @@ export interface RunningApp {
 }
 
 /** Starts ingest + pipeline + metrics servers. The judge loads in the background (see `/readyz`). */
-export async function startApp(config: RagwatchConfig, logger: Logger = silentLogger, options: { role?: 'all' | 'collector' } = {}): Promise<RunningApp> {
+export async function startApp(config: RagwatchConfig, logger: Logger = silentLogger, options: { role?: 'all' | 'collector'; judge?: Judge } = {}): Promise<RunningApp> {
   // `start` judges in-process (role all) even with Kafka configured; `ragwatch collector` passes role collector.
-  const pipeline = new Pipeline({ config, role: options.role ?? 'all', logger });
+  const instruments = createInstruments(instrumentsOptionsFromConfig(config));
+  const quality = new QualityMonitor({ config, instruments });
+  const pipeline = new Pipeline({ config, instruments, onRecord: quality.onRecord, ...(options.judge ? { judge: options.judge } : {}), role: options.role ?? 'all', logger });
   const { server } = config;
   const ingest = createIngestApp({
     onSpans: (spans) => pipeline.ingestSpans(spans, 'otlp'),
@@ -36,7 +43,7 @@ export async function startApp(config: RagwatchConfig, logger: Logger = silentLo
     bearerToken: server.bearerToken,
     onOutcome: (outcome) => recordIngestOutcome(pipeline.instruments, outcome),
   });
-  const api = createApiApp({ registry: pipeline.instruments.registry, ready: () => pipeline.ready });
+  const api = createApiApp({ registry: pipeline.instruments.registry, ready: () => pipeline.ready, quality, summary: () => configSummary(config) });
   const http = await listen(api, server.host, server.httpPort);
   let otlp: RunningServer;
   try {
@@ -49,17 +56,20 @@ export async function startApp(config: RagwatchConfig, logger: Logger = silentLo
     () => logger.info({ judge: pipeline.judge.kind }, 'judge ready'),
     (err: unknown) => logger.error({ err }, 'judge failed to start; triplets will be counted as failed'),
   );
+  quality.start();
   logger.info({ otlp: `http://${server.host}:${otlp.port}/v1/traces`, metrics: `http://${server.host}:${http.port}/metrics` }, 'ragwatch started');
 
   let stopping: Promise<void> | undefined;
   return {
     pipeline,
+    quality,
     otlp,
     http,
     shutdown: () =>
       (stopping ??= (async () => {
         await otlp.close();
         await pipeline.shutdown();
+        await quality.shutdown();
         await http.close();
       })()),
   };

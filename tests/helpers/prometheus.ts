@@ -98,6 +98,8 @@ export interface PrometheusOptions {
   alertmanager?: string;
   /** Scrape and evaluation interval. Default `1s`. */
   interval?: string;
+  /** Extra command-line flags, e.g. `--enable-feature=exemplar-storage`. */
+  extraArgs?: string[];
   dir: string;
 }
 
@@ -116,10 +118,11 @@ export async function startPrometheus(options: PrometheusOptions): Promise<Loopb
   const url = `http://127.0.0.1:${port}`;
   const proc = spawnLoopback(
     'prometheus',
-    [`--config.file=${file}`, `--storage.tsdb.path=${join(options.dir, 'tsdb')}`, `--web.listen-address=127.0.0.1:${port}`, '--log.level=warn'],
+    [`--config.file=${file}`, `--storage.tsdb.path=${join(options.dir, 'tsdb')}`, `--web.listen-address=127.0.0.1:${port}`, '--log.level=warn', ...(options.extraArgs ?? [])],
     url,
   );
-  await waitFor(async () => (await fetch(`${url}/-/ready`)).ok, 20_000, 200).catch((err: unknown) => {
+  await waitFor(async () => (await fetch(`${url}/-/ready`)).ok, 20_000, 200).catch(async (err: unknown) => {
+    await proc.stop();
     throw new Error(`prometheus did not become ready: ${String(err)}\n${proc.output()}`);
   });
   return proc;
@@ -142,7 +145,8 @@ export async function startAlertmanager(dir: string, webhookUrl: string): Promis
     [`--config.file=${file}`, `--storage.path=${join(dir, 'am')}`, `--web.listen-address=127.0.0.1:${port}`, '--cluster.listen-address=', '--log.level=warn'],
     url,
   );
-  await waitFor(async () => (await fetch(`${url}/-/ready`)).ok, 20_000, 200).catch((err: unknown) => {
+  await waitFor(async () => (await fetch(`${url}/-/ready`)).ok, 20_000, 200).catch(async (err: unknown) => {
+    await proc.stop();
     throw new Error(`alertmanager did not become ready: ${String(err)}\n${proc.output()}`);
   });
   return proc;
