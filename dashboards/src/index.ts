@@ -4,6 +4,7 @@
  * @module
  */
 import type { Dashboard } from '@grafana/grafana-foundation-sdk/dashboard';
+import { DATASOURCE } from './common.ts';
 import { latencyDashboard } from './latency.ts';
 import { pipelineDashboard } from './pipeline.ts';
 import { qualityDashboard } from './quality.ts';
@@ -14,11 +15,17 @@ export interface DashboardDefinition {
   build: () => Dashboard;
 }
 
+/** Sets the `datasource` variable on every panel (the SDK sets it on targets only), so switching it switches every panel. */
+function withPanelDatasource(dashboard: Dashboard): Dashboard {
+  for (const panel of dashboard.panels ?? []) if (panel.type !== 'row') (panel as { datasource?: unknown }).datasource = DATASOURCE;
+  return dashboard;
+}
+
 /** The three dashboards of issue 7: quality, latency, pipeline health. */
 export const DASHBOARDS: readonly DashboardDefinition[] = [
-  { file: 'ragwatch-quality.json', build: () => qualityDashboard().build() },
-  { file: 'ragwatch-latency.json', build: () => latencyDashboard().build() },
-  { file: 'ragwatch-pipeline.json', build: () => pipelineDashboard().build() },
+  { file: 'ragwatch-quality.json', build: () => withPanelDatasource(qualityDashboard().build()) },
+  { file: 'ragwatch-latency.json', build: () => withPanelDatasource(latencyDashboard().build()) },
+  { file: 'ragwatch-pipeline.json', build: () => withPanelDatasource(pipelineDashboard().build()) },
 ];
 
 /** Serialises a dashboard the way it is committed (2-space JSON, trailing newline). */

@@ -123,12 +123,18 @@ export function pipelineDashboard(): DashboardBuilder {
     )
     .withPanel(
       rates('Kafka consumer lag (scorer)', 'Messages of the triplets topic not yet consumed by the scorer group, by partition. Kafka mode only.', 'short', [
-        ['sum by (topic, partition) (ragwatch_kafka_consumer_lag)', '{{topic}}/{{partition}}'],
+        ['sum by (topic, partition) (ragwatch_kafka_consumer_lag_messages)', '{{topic}}/{{partition}}'],
+      ]),
+    )
+    .withPanel(
+      rates('Kafka produce errors and paused partitions', 'Failed send attempts (retried) by topic, and partitions the scorer paused for judge back-pressure. Kafka mode only.', 'short', [
+        ['sum by (topic) (rate(ragwatch_kafka_produce_errors_total[$__rate_interval]))', 'produce errors {{topic}}'],
+        ['sum(ragwatch_kafka_partitions_paused)', 'paused partitions'],
       ]),
     )
     .withPanel(
       rates('Kafka producer buffer (collector)', 'Triplets buffered by the collector\'s producer while brokers are slow or down. Kafka mode only.', 'short', [
-        ['sum(ragwatch_kafka_producer_buffer_size)', 'buffered'],
+        ['sum by (topic) (ragwatch_kafka_producer_buffer_messages)', 'buffered {{topic}}'],
       ]),
     );
 }

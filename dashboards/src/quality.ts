@@ -88,7 +88,7 @@ export function qualityDashboard(): DashboardBuilder {
     .withPanel(
       new stat.PanelBuilder()
         .title('Active alerts (ragwatch evaluator)')
-        .description('ragwatch_alert_active from the in-process evaluator: same semantics as the generated Prometheus rules.')
+        .description('ragwatch_alert_active from the in-process evaluator, for every metric with alert: true (same semantics as the generated Prometheus rules).')
         .height(5)
         .span(12)
         .colorMode(BigValueColorMode.Background)
@@ -96,7 +96,7 @@ export function qualityDashboard(): DashboardBuilder {
         .orientation(VizOrientation.Horizontal)
         .reduceOptions(new ReduceDataOptionsBuilder().calcs(['lastNotNull']))
         .mappings(FIRING)
-        .withTarget(promInstant('max by (metric, severity) (ragwatch_alert_active{metric=~"$metric"})', '{{metric}} ({{severity}})')),
+        .withTarget(promInstant('max by (metric, severity) (ragwatch_alert_active)', '{{metric}} ({{severity}})')),
     )
     .withPanel(
       new stat.PanelBuilder()
@@ -116,11 +116,11 @@ export function qualityDashboard(): DashboardBuilder {
     .withPanel(
       new timeseries.PanelBuilder()
         .title('Judged samples in the window')
-        .description('Scored triplets per metric in the rolling window (unweighted): an alert needs at least minSamples.')
+        .description('Judged samples per metric in $window (unweighted, ragwatch_score_samples_total): an alert needs at least minSamples, exactly as the generated rules count them.')
         .height(8)
         .span(12)
         .unit('short')
-        .withTarget(prom(`sum by (metric) (ragwatch_score_window_samples{metric=~"$metric", ${JUDGE}, ${SERVICE}})`, '{{metric}}')),
+        .withTarget(prom(`sum by (metric) (increase(ragwatch_score_samples_total{metric=~"$metric", ${JUDGE}, ${SERVICE}}[$window]))`, '{{metric}}')),
     )
     .withPanel(
       new timeseries.PanelBuilder()

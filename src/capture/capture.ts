@@ -114,9 +114,10 @@ export class Capture {
 
   #recordLatency(t: Triplet): void {
     const labels = { service: this.#services.get(t.service), model: this.#models.get(t.model) };
-    const { ttftMs, tpotMs, durationMs } = t.latency;
+    const { ttftMs, tpotMs, durationMs, outputTokens } = t.latency;
     this.#instruments.duration.observe(labels, durationMs / 1000);
     if (ttftMs !== undefined) this.#instruments.ttft.observe(labels, ttftMs / 1000);
     if (tpotMs !== undefined) this.#instruments.tpot.observe(labels, tpotMs / 1000);
+    if (outputTokens !== undefined) this.#instruments.outputTokens.observe(labels, outputTokens);
   }
 }

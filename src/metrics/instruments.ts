@@ -13,6 +13,8 @@ export const TTFT_BUCKETS = [0.001, 0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1, 0.
 export const TPOT_BUCKETS = [0.01, 0.025, 0.05, 0.075, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.75, 1, 2.5];
 /** OTel GenAI bucket advice for operation durations (seconds). */
 export const DURATION_BUCKETS = [0.01, 0.02, 0.04, 0.08, 0.16, 0.32, 0.64, 1.28, 2.56, 5.12, 10.24, 20.48, 40.96, 81.92];
+/** OTel GenAI bucket advice for `gen_ai.client.token.usage` (tokens). */
+export const TOKEN_BUCKETS = [1, 4, 16, 64, 256, 1024, 4096, 16384, 65536, 262144, 1048576, 4194304];
 /** Linear score buckets 0.1 … 1.0. */
 export const SCORE_BUCKETS = [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1];
 
@@ -56,6 +58,7 @@ export function createInstruments(options: InstrumentsOptions = {}) {
     ttft: new Histogram({ name: 'ragwatch_time_to_first_token_seconds', help: 'Time to first token of captured generations.', labelNames: ['service', 'model'], buckets: TTFT_BUCKETS, registers }),
     tpot: new Histogram({ name: 'ragwatch_time_per_output_token_seconds', help: 'Time per output token after the first, of captured generations.', labelNames: ['service', 'model'], buckets: TPOT_BUCKETS, registers }),
     duration: new Histogram({ name: 'ragwatch_response_duration_seconds', help: 'Duration of captured generations.', labelNames: ['service', 'model'], buckets: DURATION_BUCKETS, registers }),
+    outputTokens: new Histogram({ name: 'ragwatch_output_tokens', help: 'Output tokens of captured generations (when the span reports them).', labelNames: ['service', 'model'], buckets: TOKEN_BUCKETS, registers }),
     ingestRequests: new Counter({ name: 'ragwatch_ingest_requests_total', help: 'OTLP/HTTP ingest requests, by endpoint, HTTP status and reason (ok, partial, unauthorized, saturated, rate_limited, too_large, invalid, unsupported_media_type, timeout, internal).', labelNames: ['endpoint', 'status', 'reason'], registers }),
     judgeDuration: new Histogram({ name: 'ragwatch_judge_duration_seconds', help: 'Time to score one triplet, by judge kind.', labelNames: ['judge'], buckets: DURATION_BUCKETS, registers }),
     produced: new Counter({ name: 'ragwatch_triplets_produced_total', help: 'Sampled triplets acknowledged by Kafka (collector side of the accounting identity).', registers }),

@@ -1,0 +1,148 @@
+/**
+ * The Grafana dashboards: committed JSON equals a fresh build, shared variables and links exist,
+ * every PromQL expression parses (Lezer, macros substituted), and — on a real Prometheus that
+ * scraped `ragwatch start` fed by `npm run demo` traffic — every expression evaluates and returns
+ * a non-empty result, except the panels listed in EMPTY_ON_START with the reason.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DASHBOARD_DIRS, buildDashboards } from '../../scripts/build-dashboards.ts';
+import { DASHBOARDS, dashboardJson } from '../../dashboards/src/index.ts';
+import { haveBinaries, promQuery, scratchDir, startPrometheus, type LoopbackProcess } from '../helpers/prometheus.ts';
+import { ROOT, freePort, spawnRagwatch, waitFor, type RagwatchProcess } from '../helpers/process.ts';
+import { panelQueries, promqlSyntaxError, substitute, type PanelQuery } from './dashboard-queries.ts';
+
+const SUBST = { rateInterval: '20s', window: '2m', metric: 'response_self_distinctness' };
+
+/**
+ * Series that cannot exist on `ragwatch start` with the embedded judge, by a metric name the
+ * expression contains. Each must really be empty there (checked), so a stale entry fails.
+ */
+const EMPTY_ON_START: Record<string, string> = {
+  ragwatch_kafka_consumer_lag_messages: 'Kafka mode only (ragwatch scorer); start uses the in-memory queue',
+  ragwatch_kafka_producer_buffer_messages: 'Kafka mode only (ragwatch collector); start uses the in-memory queue',
+  ragwatch_kafka_produce_errors_total: 'Kafka mode only (ragwatch collector); start uses the in-memory queue',
+  ragwatch_judge_requests_total: 'LLM judge only: the embedded judge makes no HTTP requests',
+  ragwatch_judge_tokens_total: 'LLM judge only: the embedded judge uses no tokens',
+  ragwatch_judge_cost_total: 'LLM judge only: the embedded judge has no cost',
+};
+
+function emptyReason(expr: string): string | undefined {
+  return Object.entries(EMPTY_ON_START).find(([metric]) => expr.includes(metric))?.[1];
+}
+
+const queries: PanelQuery[] = DASHBOARDS.flatMap((d) => panelQueries(d.build()));
+
+describe('dashboards (offline)', () => {
+  it('committed JSON equals a fresh build (dashboards/ and the chart copy)', () => {
+    expect(buildDashboards(true)).toEqual([]);
+    for (const def of DASHBOARDS) {
+      for (const dir of DASHBOARD_DIRS) expect(readFileSync(join(ROOT, dir, def.file), 'utf8')).toBe(dashboardJson(def.build()));
+    }
+  });
+
+  it('have unique uids, the datasource/service/route variables and query the datasource variable', () => {
+    const uids = DASHBOARDS.map((d) => d.build().uid);
+    expect(new Set(uids).size).toBe(DASHBOARDS.length);
+    for (const def of DASHBOARDS) {
+      const dash = def.build();
+      const vars = (dash.templating?.list ?? []).map((v) => `${v.type}:${v.name}`);
+      expect(vars).toEqual(expect.arrayContaining(['datasource:datasource', 'query:service', 'query:route']));
+      for (const p of (dash.panels ?? []) as Array<{ type: string; datasource?: { uid?: string } }>) {
+        if (p.type !== 'row') expect(p.datasource?.uid, `${dash.title}: panel datasource`).toBe('${datasource}');
+      }
+    }
+  });
+
+  it('RAG quality has a stat per metric coloured by its threshold, mean + threshold series, heatmap, alerts, diagnosis and the examples link', () => {
+    const dash = DASHBOARDS.find((d) => d.file === 'ragwatch-quality.json')!.build();
+    const panels = (dash.panels ?? []) as Array<{ type: string; title?: string; repeat?: string; targets?: Array<{ expr: string }>; transformations?: Array<{ id: string }> }>;
+    const stat = panels.find((p) => p.type === 'stat' && p.repeat === 'metric');
+    expect(stat?.transformations?.map((t) => t.id)).toContain('configFromData');
+    expect(stat?.targets?.map((t) => t.expr).join(' ')).toContain('ragwatch_threshold_ratio');
+    const series = panels.find((p) => p.type === 'timeseries' && p.repeat === 'metric');
+    expect(series?.targets?.map((t) => t.expr).join(' ')).toContain('ragwatch_threshold_ratio');
+    expect(panels.map((p) => p.type)).toContain('heatmap');
+    const exprs = panels.flatMap((p) => p.targets?.map((t) => t.expr) ?? []).join(' ');
+    for (const m of ['ragwatch_alert_active', 'ragwatch_diagnosis_active', 'ragwatch_score_samples_total']) expect(exprs).toContain(m);
+    expect((dash.links ?? []).map((l) => l.url)).toContain('${ragwatch_url}/examples');
+  });
+
+  it.each(queries.map((q) => [`${q.dashboard} / ${q.panel}: ${q.expr}`, q] as const))('parses: %s', (_name, q) => {
+    // The raw macro is a parse error in Prometheus, so substitution must be what makes it valid.
+    const expr = substitute(q.expr, SUBST);
+    expect(expr).not.toContain('$');
+    expect(promqlSyntaxError(expr), expr).toBeUndefined();
+  });
+
+  it('the syntax check catches broken PromQL (guard against a check that cannot fail)', () => {
+    expect(promqlSyntaxError('sum(rate(x[5m]')).toBeDefined();
+    expect(promqlSyntaxError('rate(x[$__rate_interval])')).toBeDefined();
+  });
+});
+
+describe('dashboards on a live Prometheus scraping `ragwatch start` with demo traffic', () => {
+  const enabled = haveBinaries('dashboard PromQL on a live Prometheus', 'prometheus');
+  let ragwatch: RagwatchProcess | undefined;
+  let demo: ChildProcess | undefined;
+  let prometheus: LoopbackProcess | undefined;
+  const scratch = scratchDir('ragwatch-dashboards-');
+
+  beforeAll(async () => {
+    if (!enabled) return;
+    const [otlpPort, httpPort] = [await freePort(), await freePort()];
+    ragwatch = spawnRagwatch(['start'], {
+      RAGWATCH_OTLP_PORT: String(otlpPort),
+      RAGWATCH_HTTP_PORT: String(httpPort),
+      RAGWATCH_LOG_LEVEL: 'warn',
+    });
+    await waitFor(async () => (await fetch(`http://127.0.0.1:${httpPort}/readyz`)).ok, 30_000, 200);
+    // The demo as a user runs it (`npm run demo`), until killed.
+    demo = spawn(process.execPath, [join(ROOT, 'scripts', 'demo.ts'), '--url', `http://127.0.0.1:${otlpPort}`, '--rate', '8', '--count', '0'], {
+      cwd: ROOT,
+      stdio: 'ignore',
+    });
+    prometheus = await startPrometheus({ targets: [`127.0.0.1:${httpPort}`], dir: scratch.dir, interval: '1s' });
+    // Two scrapes with scored triplets are needed before rate()/increase() have a value.
+    await waitFor(async () => (await promQuery(prometheus!.url, 'increase(ragwatch_score_samples_total[20s]) > 0')).length > 0, 60_000, 500);
+  }, 120_000);
+
+  afterAll(async () => {
+    demo?.kill('SIGKILL');
+    await prometheus?.stop();
+    if (ragwatch && ragwatch.child.exitCode === null) {
+      ragwatch.child.kill('SIGKILL');
+      await ragwatch.exited;
+    }
+    scratch.cleanup();
+  });
+
+  it.skipIf(!enabled)('every dashboard expression evaluates; all but the listed Kafka/LLM-only panels return data', async () => {
+    const failures: string[] = [];
+    const expectedEmpty: string[] = [];
+    for (const q of queries) {
+      const expr = substitute(q.expr, SUBST);
+      const reason = emptyReason(expr);
+      let result: unknown[];
+      try {
+        // Poll a little: some series appear only after the first windows fill.
+        result = await waitFor(async () => {
+          const samples = await promQuery(prometheus!.url, expr);
+          return samples.length > 0 || reason ? samples : undefined;
+        }, 15_000, 500);
+      } catch (err) {
+        failures.push(`${q.dashboard} / ${q.panel}: ${String(err)}`);
+        continue;
+      }
+      if (reason) {
+        if (result.length > 0) failures.push(`${q.dashboard} / ${q.panel}: listed as empty on start (${reason}) but returned data: ${expr}`);
+        else expectedEmpty.push(`${q.panel}: ${reason}`);
+      }
+    }
+    if (expectedEmpty.length > 0) console.info(`dashboard panels empty on ragwatch start, by design:\n  ${expectedEmpty.join('\n  ')}`);
+    expect(failures).toEqual([]);
+    expect(queries.length - expectedEmpty.length).toBeGreaterThan(20);
+  }, 240_000);
+});
