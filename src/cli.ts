@@ -4,13 +4,14 @@
  */
 import { collectorCommand } from './commands/collector.ts';
 import { rulesCommand } from './commands/rules.ts';
+import { scoreCommand } from './commands/score.ts';
 import { scorerCommand } from './commands/scorer.ts';
 import { startCommand } from './commands/start.ts';
 import type { Command } from './commands/types.ts';
 import { ConfigError, errorMessage } from './errors.ts';
 
 /** Every command, by name (one file each in src/commands/). */
-export const COMMANDS: ReadonlyMap<string, Command> = new Map([startCommand, collectorCommand, scorerCommand, rulesCommand].map((c) => [c.name, c]));
+export const COMMANDS: ReadonlyMap<string, Command> = new Map([startCommand, collectorCommand, scorerCommand, scoreCommand, rulesCommand].map((c) => [c.name, c]));
 
 function usage(): string {
   const lines = [...COMMANDS.values()].map((c) => `  ${c.name.padEnd(12)} ${c.summary}`);

@@ -1,0 +1,150 @@
+/**
+ * `ragwatch score FILE.jsonl`: scores triplets offline with the configured judge and prints one
+ * ScoreRecord JSON per line (backfills; a CI quality gate for a RAG app with `--min`).
+ * @module
+ */
+import { createReadStream } from 'node:fs';
+import { createInterface } from 'node:readline';
+import { parseArgs } from 'node:util';
+import { loadConfig } from '../config/load.ts';
+import { ConfigError } from '../errors.ts';
+import { createInstruments } from '../metrics/instruments.ts';
+import { createJudge } from '../pipeline.ts';
+import type { Judge } from '../judges/types.ts';
+import { METRIC_NAMES, sampledTripletSchema, tripletSchema, type MetricName, type SampledTriplet, type ScoreRecord } from '../triplet.ts';
+import type { Command } from './types.ts';
+
+function parseMin(values: readonly string[]): Map<MetricName, number> {
+  const out = new Map<MetricName, number>();
+  for (const v of values) {
+    const [name, raw] = v.split('=');
+    const threshold = Number(raw);
+    if (!name || !(METRIC_NAMES as readonly string[]).includes(name) || raw === undefined || !(threshold >= 0 && threshold <= 1)) {
+      throw new ConfigError(`--min ${v}: expected METRIC=VALUE with a metric from ${METRIC_NAMES.join(', ')} and 0 ≤ VALUE ≤ 1`, ['--min']);
+    }
+    out.set(name as MetricName, threshold);
+  }
+  return out;
+}
+
+function toSampled(value: unknown): SampledTriplet | string {
+  const sampled = sampledTripletSchema.safeParse(value);
+  if (sampled.success) return sampled.data;
+  const plain = tripletSchema.safeParse(value);
+  if (plain.success) return { ...plain.data, sampling: { weight: 1, stratum: 'offline', rule: 'offline' } };
+  const issue = plain.error.issues[0];
+  return `not a triplet: ${issue?.path.join('.') || '(root)'}: ${issue?.message ?? 'invalid'}`;
+}
+
+async function scoreOne(judge: Judge, triplet: SampledTriplet): Promise<ScoreRecord | string> {
+  const result = await judge.score(triplet);
+  if (!result.ok) return `${result.error.code}: ${result.error.message}`;
+  const record: ScoreRecord = {
+    tripletId: triplet.id,
+    traceId: triplet.traceId,
+    service: triplet.service,
+    stratum: triplet.sampling.stratum,
+    weight: triplet.sampling.weight,
+    timestamp: new Date().toISOString(),
+    judge: judge.model ? { kind: judge.kind, model: judge.model } : { kind: judge.kind },
+    scores: result.scores,
+    skipped: result.skipped,
+    details: result.details,
+    diagnosis: [],
+    usage: result.usage,
+  };
+  if (triplet.route !== undefined) record.route = triplet.route;
+  return record;
+}
+
+export const scoreCommand: Command = {
+  name: 'score',
+  summary: 'score triplets from a JSONL file offline with the configured judge; print ScoreRecords',
+  usage: `usage: ragwatch score FILE.jsonl [options]
+
+Reads one Triplet (or SampledTriplet) JSON per line ("-" = stdin), scores each with the configured
+judge and prints one ScoreRecord JSON per line on stdout; a summary goes to stderr.
+Exit code 1 when a line fails or a --min gate is not met.
+
+  -c, --config FILE        YAML configuration (default: $RAGWATCH_CONFIG, else embedded defaults)
+      --judge KIND         embedded | llm (overrides judge.kind)
+      --concurrency N      triplets scored at once (default: judge.concurrency)
+      --min METRIC=VALUE   fail when the weighted mean of METRIC is below VALUE (repeatable)`,
+  async run(argv) {
+    const { values, positionals } = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: { config: { type: 'string', short: 'c' }, judge: { type: 'string' }, concurrency: { type: 'string' }, min: { type: 'string', multiple: true } },
+    });
+    if (positionals.length !== 1) throw new ConfigError(`ragwatch score: expected one FILE.jsonl argument\n${scoreCommand.usage}`, ['FILE']);
+    const overrides: Record<string, unknown> = {};
+    if (values.judge !== undefined || values.concurrency !== undefined) {
+      overrides.judge = { ...(values.judge !== undefined ? { kind: values.judge } : {}), ...(values.concurrency !== undefined ? { concurrency: Number(values.concurrency) } : {}) };
+    }
+    const config = loadConfig({ ...(values.config ? { file: values.config } : {}), overrides });
+    const gates = parseMin(values.min ?? []);
+    const judge = createJudge(config, { instruments: createInstruments({ processMetrics: false }) });
+    await judge.init();
+
+    const file = positionals[0]!;
+    const lines = createInterface({ input: file === '-' ? process.stdin : createReadStream(file, 'utf8'), crlfDelay: Infinity });
+    const sums = new Map<MetricName, { weighted: number; weight: number; n: number }>();
+    let failures = 0;
+    let scored = 0;
+    let lineNo = 0;
+    let window: Array<Promise<{ line: number; out: ScoreRecord | string }>> = [];
+    const flush = async () => {
+      // Print in input order; a window of `concurrency` triplets is scored at once.
+      for (const { line, out } of await Promise.all(window)) {
+        if (typeof out === 'string') {
+          failures++;
+          process.stderr.write(`line ${line}: ${out}\n`);
+          continue;
+        }
+        scored++;
+        process.stdout.write(`${JSON.stringify(out)}\n`);
+        for (const [metric, value] of Object.entries(out.scores) as Array<[MetricName, number]>) {
+          const s = sums.get(metric) ?? { weighted: 0, weight: 0, n: 0 };
+          s.weighted += value * out.weight;
+          s.weight += out.weight;
+          s.n++;
+          sums.set(metric, s);
+        }
+      }
+      window = [];
+    };
+    try {
+      for await (const text of lines) {
+        lineNo++;
+        if (text.trim() === '') continue;
+        const line = lineNo;
+        let parsed: unknown;
+        try {
+          parsed = JSON.parse(text);
+        } catch {
+          window.push(Promise.resolve({ line, out: 'not valid JSON' }));
+          continue;
+        }
+        const triplet = toSampled(parsed);
+        window.push(typeof triplet === 'string' ? Promise.resolve({ line, out: triplet }) : scoreOne(judge, triplet).then((out) => ({ line, out })));
+        if (window.length >= config.judge.concurrency) await flush();
+      }
+      await flush();
+    } finally {
+      await judge.shutdown();
+    }
+
+    const summary = [...sums.entries()].map(([m, s]) => `${m}=${(s.weighted / s.weight).toFixed(3)} (n=${s.n})`);
+    process.stderr.write(`ragwatch score: ${scored} scored, ${failures} failed, judge=${judge.kind}${judge.model ? ` model=${judge.model}` : ''}\n${summary.map((l) => `  ${l}`).join('\n')}\n`);
+    let failed = failures > 0;
+    for (const [metric, threshold] of gates) {
+      const s = sums.get(metric);
+      const mean = s ? s.weighted / s.weight : undefined;
+      if (mean === undefined || mean < threshold) {
+        failed = true;
+        process.stderr.write(`ragwatch score: gate failed: ${metric} ${mean === undefined ? 'has no scores' : `mean ${mean.toFixed(3)} < ${threshold}`}\n`);
+      }
+    }
+    if (failed) process.exitCode = 1;
+  },
+};
