@@ -1,0 +1,108 @@
+/**
+ * ragwatch's own exposition: `promtool check metrics` passes (prom-client's default Node metrics
+ * excluded, promtool flags their names), the OpenMetrics variant carries trace-id exemplars, and
+ * the series count stays within the configured bound however many triplets are scored.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config/load.ts';
+import { createInstruments } from '../../src/metrics/instruments.ts';
+import { openMetrics } from '../../src/metrics/openmetrics.ts';
+import { QualityMonitor, instrumentsOptionsFromConfig } from '../../src/metrics/quality.ts';
+import { Scorer } from '../../src/scorer/scorer.ts';
+import type { SampledTriplet } from '../../src/triplet.ts';
+import { LexicalJudge } from '../helpers/lexical-judge.ts';
+import { haveBinaries, promtool } from '../helpers/prometheus.ts';
+
+const MAX_SERVICES = 5;
+const ROUTES = 50;
+
+function triplet(i: number): SampledTriplet {
+  const grounded = i % 3 !== 0;
+  return {
+    id: `t${i}`,
+    traceId: `trace-${i.toString(16).padStart(8, '0')}`,
+    spanId: `s${i}`,
+    service: `svc-${i % 50}`,
+    route: `/route-${i % ROUTES}`,
+    timestamp: new Date().toISOString(),
+    query: 'When was the Chimnabai Clock Tower completed?',
+    sources: [{ content: 'The Chimnabai Clock Tower was completed in 1896.' }],
+    response: grounded ? 'The Chimnabai Clock Tower was completed in 1896.' : 'It was completed in 1856 by Napoleon.',
+    latency: { durationMs: 10 },
+    convention: 'openinference',
+    sampling: { weight: 1 + (i % 4), stratum: 'default', rule: 'test' },
+  };
+}
+
+/** Sample lines (series) of an exposition, without comments and without prom-client's process metrics. */
+function series(text: string): string[] {
+  return text.split('\n').filter((l) => l !== '' && !l.startsWith('#') && !l.startsWith('ragwatch_process_'));
+}
+
+/** The exposition without prom-client's default process metric families. */
+function ownFamilies(text: string): string {
+  return text
+    .split('\n\n')
+    .filter((block) => !/^# HELP ragwatch_process_/.test(block))
+    .join('\n\n');
+}
+
+describe('exposition', () => {
+  const config = loadConfig({ env: {}, overrides: { metrics: { maxServices: MAX_SERVICES, processMetrics: true } } });
+  const instruments = createInstruments(instrumentsOptionsFromConfig(config));
+  const quality = new QualityMonitor({ config, instruments });
+  const scorer = new Scorer({ judge: new LexicalJudge(), instruments, onRecord: quality.onRecord });
+  let afterFirst = 0;
+  let firstBytes = 0;
+  const scrapeMs: number[] = [];
+
+  async function scrape(): Promise<string> {
+    const t0 = performance.now();
+    const text = await instruments.registry.metrics();
+    scrapeMs.push(performance.now() - t0);
+    return text;
+  }
+
+  beforeAll(async () => {
+    for (let i = 0; i < 500; i++) await scorer.handle(triplet(i));
+    const text = await scrape();
+    afterFirst = series(text).length;
+    firstBytes = text.length;
+    for (let i = 500; i < 10_000; i++) await scorer.handle(triplet(i));
+    quality.evaluator.evaluate();
+  }, 60_000);
+  afterAll(() => quality.shutdown());
+
+  it('10,000 scored triplets across 50 routes and 50 services stay within the configured series bound', async () => {
+    const text = await scrape();
+    const all = series(text);
+    const metrics = 3; // groundedness, source_query_coverage, response_query_coverage (lexical judge)
+    const groups = metrics * 1 /* judge kinds */ * (MAX_SERVICES + 1); /* + other */
+    expect(instruments.score.seriesCount).toBeLessThanOrEqual(groups);
+    expect(quality.windows.seriesCount).toBeLessThanOrEqual(groups);
+    const scoreFamilies = all.filter((l) => /^ragwatch_(score_|scores_)/.test(l));
+    const bucketsPerGroup = instruments.score.get().values.filter((v) => v.metricName.endsWith('_bucket')).length / instruments.score.seriesCount;
+    // histogram (buckets + _sum + _count) + samples counter + mean gauge + window-samples gauge
+    expect(scoreFamilies.length).toBeLessThanOrEqual(groups * (bucketsPerGroup + 2 + 3));
+    expect(all.length).toBe(afterFirst);
+    expect(text.length).toBeLessThan(firstBytes * 1.2);
+    expect(text).not.toMatch(/route-|trace-0|svc-(?:[5-9]|[1-4]\d)"/);
+    expect(text).toContain('service="other"');
+    console.info(`exposition: ${all.length} series, ${text.length} bytes, scrape ${scrapeMs.map((m) => m.toFixed(1)).join(' / ')} ms`);
+  });
+
+  it('OpenMetrics exposition carries trace_id exemplars and ends with # EOF', async () => {
+    const om = await openMetrics(instruments.registry);
+    expect(om.endsWith('# EOF\n')).toBe(true);
+    expect(om).toMatch(/^ragwatch_score_ratio_bucket\{[^}]*\} [\d.e+]+ # \{trace_id="trace-[0-9a-f]{8}"\} [\d.]+ \d+\.\d{3}$/m);
+    expect(om).toMatch(/^# TYPE ragwatch_score_samples counter$/m);
+    expect(om).toMatch(/^ragwatch_score_samples_total\{/m);
+  });
+
+  it.skipIf(!haveBinaries('promtool check metrics', 'promtool'))('promtool check metrics passes on ragwatch own series', async () => {
+    const text = ownFamilies(await scrape());
+    expect(text).not.toContain('ragwatch_process_');
+    const r = promtool(['check', 'metrics'], text);
+    expect(r.status, r.stdout + r.stderr).toBe(0);
+  });
+});
