@@ -14,7 +14,12 @@ import protobuf from 'protobufjs/light.js';
 import { OtlpDecodeError, errorMessage } from '../../errors.ts';
 import { OTLP_DESCRIPTOR } from './proto/schema.ts';
 
-const root = protobuf.Root.fromJSON(OTLP_DESCRIPTOR);
+const root = protobuf.Root.fromJSON(OTLP_DESCRIPTOR).resolveAll();
+// protobufjs puts every field's default on the message prototype, so an unset oneof member
+// would read as '' / 0 / false. Unset AnyValue members must read as undefined, as in parsed
+// JSON, for the shared walker; resolveAll() above has already written the defaults once.
+const ANY_VALUE = root.lookupType('opentelemetry.proto.common.v1.AnyValue');
+for (const member of ANY_VALUE.oneofs.value!.fieldsArray) (ANY_VALUE.ctor.prototype as Record<string, unknown>)[member.name] = undefined;
 const TRACE_REQUEST = root.lookupType('opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest');
 const TRACE_RESPONSE = root.lookupType('opentelemetry.proto.collector.trace.v1.ExportTraceServiceResponse');
 const LOGS_REQUEST = root.lookupType('opentelemetry.proto.collector.logs.v1.ExportLogsServiceRequest');
