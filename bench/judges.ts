@@ -1,0 +1,93 @@
+/**
+ * Judge cost figures on 24 HaluEval-derived triplets (bench runner: bench/run.ts):
+ *  - LLM judge calls per triplet with a cold cache and with source facts cached (warm), the tokens
+ *    per triplet, and the call count of the naive one-call-per-item protocol on the same triplets.
+ *    The endpoint is the local OpenAI-compatible server answering with the scripted judge; tokens
+ *    are what it reports (≈ prompt and answer characters / 4).
+ *  - Embedded judge milliseconds per triplet after model load.
+ */
+import { readFileSync } from 'node:fs';
+import { EmbeddedJudge } from '../src/judges/embedded/embedded-judge.ts';
+import { LlmJudge } from '../src/judges/llm/llm-judge.ts';
+import type { SampledTriplet } from '../src/triplet.ts';
+import { startFakeOpenAI } from '../tests/fakes/openai-server.ts';
+import { oracleResponder, parsePrompt } from '../tests/judges/helpers/oracle.ts';
+import { QUICK, emit, median } from './lib.ts';
+
+const N = QUICK ? 20 : 24;
+interface Row { knowledge: string; question: string; right_answer: string; hallucinated_answer: string }
+const rows = readFileSync(new URL('/work/shared/data/halueval/qa_one_turn.jsonl', import.meta.url), 'utf8').trim().split('\n').slice(0, N).map((l) => JSON.parse(l) as Row);
+
+/** Two chunks per knowledge passage (as a retriever returns them) plus a boilerplate chunk retrieved every time. */
+const BOILERPLATE = 'All answers are provided for information only. Contact the help desk for corrections.';
+function triplet(i: number, r: Row, answer: string): SampledTriplet {
+  const cut = r.knowledge.indexOf('.', r.knowledge.length / 2);
+  const chunks = cut > 0 ? [r.knowledge.slice(0, cut + 1), r.knowledge.slice(cut + 1)] : [r.knowledge];
+  return {
+    id: `b${i}-${answer.length}`, traceId: `b${i}`, spanId: 's', service: 'bench', timestamp: new Date(0).toISOString(),
+    query: r.question, sources: [...chunks.filter((c) => c.trim()).map((content) => ({ content })), { content: BOILERPLATE }],
+    response: `${answer.replace(/\.?$/, '.')} This is based on the retrieved documents.`,
+    latency: { durationMs: 0 }, convention: 'custom', sampling: { weight: 1, stratum: 'all', rule: 'all' },
+  };
+}
+
+const fake = await startFakeOpenAI(oracleResponder());
+const judge = new LlmJudge({ baseUrl: fake.baseURL, apiKey: 'bench', model: 'bench-judge' });
+await judge.init();
+
+/** Calls the naive protocol needs for one triplet: one decomposition per text, one match per item (pair). */
+function naiveCalls(sources: number, claims: number, subQuestions: number, facts: number): number {
+  const decompose = 1 + 1 + sources;
+  const claimMatches = 2 * claims; // essentiality + support, per claim
+  const sourceMatches = sources + facts; // chunk essentiality + fact essentiality
+  const coverage = subQuestions * sources + subQuestions + subQuestions; // per source, whole set, by the response
+  return decompose + claimMatches + sourceMatches + coverage;
+}
+
+async function pass(answerOf: (r: Row) => string) {
+  const calls: number[] = [];
+  const tokens: number[] = [];
+  const naive: number[] = [];
+  for (const [i, r] of rows.entries()) {
+    fake.requests.length = 0;
+    const t = triplet(i, r, answerOf(r));
+    const res = await judge.score(t);
+    if (!res.ok) throw res.error;
+    const facts = fake.requests.map(parsePrompt).filter((p) => p.step === 'source_match').reduce((n, p) => n + p.blocks.filter((b) => b.kind === 'fact').length, 0);
+    calls.push(res.usage.calls);
+    tokens.push(res.usage.inputTokens + res.usage.outputTokens);
+    naive.push(naiveCalls(t.sources.length, res.details.claims.length, res.details.subQuestions.length, facts));
+  }
+  const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+  return { calls: mean(calls), maxCalls: Math.max(...calls), tokens: mean(tokens), naive: mean(naive) };
+}
+
+const cold = await pass((r) => r.right_answer);
+const warm = await pass((r) => r.hallucinated_answer);
+emit({ bench: 'judges', figure: 'judge_calls_per_triplet_cold', value: cold.calls, unit: 'calls', baseline: cold.naive, ratio: cold.calls / cold.naive });
+emit({ bench: 'judges', figure: 'judge_calls_per_triplet_warm', value: warm.calls, unit: 'calls', baseline: warm.naive, ratio: warm.calls / warm.naive });
+emit({ bench: 'judges', figure: 'judge_calls_per_triplet_naive', value: cold.naive, unit: 'calls', baseline: null, ratio: null });
+emit({ bench: 'judges', figure: 'judge_tokens_per_triplet', value: cold.tokens, unit: 'tokens', baseline: null, ratio: null });
+emit({ bench: 'judges', figure: 'judge_tokens_per_triplet_warm', value: warm.tokens, unit: 'tokens', baseline: cold.tokens, ratio: warm.tokens / cold.tokens });
+await judge.shutdown();
+await fake.close();
+
+// Embedded judge, after model load: every triplet once with a fresh embedding cache (cold), then
+// new answers over the same sources (source sentence embeddings cached, as in production).
+const embedded = new EmbeddedJudge();
+await embedded.init();
+const timeAll = async (answerOf: (r: Row) => string) => {
+  const ms: number[] = [];
+  for (const [i, r] of rows.entries()) {
+    const started = performance.now();
+    const res = await embedded.score(triplet(i, r, answerOf(r)));
+    if (!res.ok) throw res.error;
+    ms.push(performance.now() - started);
+  }
+  return median(ms);
+};
+const embeddedCold = await timeAll((r) => r.right_answer);
+const embeddedWarm = await timeAll((r) => r.hallucinated_answer);
+emit({ bench: 'judges', figure: 'embedded_judge_ms_per_triplet', value: embeddedCold, unit: 'ms', baseline: null, ratio: null });
+emit({ bench: 'judges', figure: 'embedded_judge_ms_per_triplet_cached_sources', value: embeddedWarm, unit: 'ms', baseline: embeddedCold, ratio: embeddedWarm / embeddedCold });
+await embedded.shutdown();
