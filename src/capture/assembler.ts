@@ -1,19 +1,28 @@
 /**
- * Bounded per-trace buffer. Spans of one trace arrive out of order and across batches; a trace
- * is assembled once it has been idle for `traceIdleMs` (or is older than `traceMaxAgeMs`).
+ * Bounded per-request buffer. Spans of one trace arrive out of order and across batches, children
+ * may end after their parents, and one request may be split over several traces. Spans (and GenAI
+ * content log records) are grouped by trace id; traces are merged into one group when a span
+ * carries a configured join attribute (a request id the app propagates) or links to another
+ * trace. A group is assembled once it has been idle for `traceIdleMs` (or is older than
+ * `traceMaxAgeMs`). Every bound drops the newest item, counted.
  * @module
  */
+import { str } from './attributes.ts';
 import type { CapturedLog, CapturedSpan } from './types.ts';
 
-/** Resolved assembler bounds (all required). */
+/** Resolved assembler bounds (all required except the join options). */
 export interface AssemblerOptions {
   maxTraces: number;
   maxSpansPerTrace: number;
   traceIdleMs: number;
   traceMaxAgeMs: number;
+  /** Span attributes whose value joins traces into one request. Default none. */
+  joinAttributes?: readonly string[];
+  /** Join a trace with the traces its spans link to. Default false. */
+  joinLinks?: boolean;
 }
 
-/** Why the assembler dropped a span. */
+/** Why the assembler dropped a span or log record. */
 export type AssemblerDropReason = 'max_traces' | 'max_spans_per_trace' | 'log_without_trace';
 
 interface Pending {
@@ -21,17 +30,21 @@ interface Pending {
   logs: CapturedLog[];
   firstMs: number;
   lastMs: number;
+  /** Trace ids routed to this group (their aliases are removed when it is assembled). */
+  traceIds: Set<string>;
 }
 
 export class TraceAssembler {
   readonly #options: AssemblerOptions;
-  readonly #traces = new Map<string, Pending>();
+  readonly #groups = new Map<string, Pending>();
+  /** trace id → group key, for traces that joined another group. */
+  readonly #alias = new Map<string, string>();
   readonly #onTrace: (spans: CapturedSpan[], logs: CapturedLog[]) => void;
   readonly #onDrop: (reason: AssemblerDropReason) => void;
 
   /**
-   * @param onTrace receives each assembled trace's spans (must not throw)
-   * @param onDrop counts dropped spans
+   * @param onTrace receives each assembled request's spans and logs (must not throw)
+   * @param onDrop counts dropped items
    */
   constructor(options: AssemblerOptions, onTrace: (spans: CapturedSpan[], logs: CapturedLog[]) => void, onDrop: (reason: AssemblerDropReason) => void) {
     this.#options = options;
@@ -39,45 +52,98 @@ export class TraceAssembler {
     this.#onDrop = onDrop;
   }
 
-  /** Traces currently buffered. */
+  /** Requests (groups of traces) currently buffered. */
   get size(): number {
-    return this.#traces.size;
+    return this.#groups.size;
   }
 
-  #pending(traceId: string, nowMs: number): Pending | undefined {
-    let pending = this.#traces.get(traceId);
+  #keyOf(traceId: string): string {
+    return this.#alias.get(traceId) ?? traceId;
+  }
+
+  #pending(traceId: string, nowMs: number): [string, Pending] | undefined {
+    const key = this.#keyOf(traceId);
+    let pending = this.#groups.get(key);
     if (!pending) {
-      if (this.#traces.size >= this.#options.maxTraces) {
+      if (this.#groups.size >= this.#options.maxTraces) {
         this.#onDrop('max_traces');
         return undefined;
       }
-      pending = { spans: [], logs: [], firstMs: nowMs, lastMs: nowMs };
-      this.#traces.set(traceId, pending);
+      pending = { spans: [], logs: [], firstMs: nowMs, lastMs: nowMs, traceIds: new Set([traceId]) };
+      this.#groups.set(key, pending);
     }
-    return pending;
+    return [key, pending];
+  }
+
+  /** Moves group `from` into group `into` (creating `into` under that key when absent); returns the surviving key. */
+  #merge(fromKey: string, from: Pending, intoKey: string): string {
+    if (fromKey === intoKey) return intoKey;
+    const into = this.#groups.get(intoKey);
+    this.#groups.delete(fromKey);
+    if (!into) {
+      this.#groups.set(intoKey, from);
+      for (const t of from.traceIds) this.#alias.set(t, intoKey);
+      return intoKey;
+    }
+    into.spans.push(...from.spans);
+    into.logs.push(...from.logs);
+    into.firstMs = Math.min(into.firstMs, from.firstMs);
+    into.lastMs = Math.max(into.lastMs, from.lastMs);
+    for (const t of from.traceIds) {
+      into.traceIds.add(t);
+      this.#alias.set(t, intoKey);
+    }
+    return intoKey;
+  }
+
+  #join(span: CapturedSpan, key: string, pending: Pending): void {
+    for (const attr of this.#options.joinAttributes ?? []) {
+      const value = str(span.attributes, attr);
+      if (value !== undefined && value !== '') {
+        key = this.#merge(key, pending, `join:${attr}=${value}`);
+        pending = this.#groups.get(key)!;
+        break;
+      }
+    }
+    if (!this.#options.joinLinks || !span.links) return;
+    for (const link of span.links) {
+      if (link.traceId === span.traceId) continue;
+      const linkedKey = this.#keyOf(link.traceId);
+      const linked = this.#groups.get(linkedKey);
+      if (linked) {
+        if (linkedKey !== key) this.#merge(linkedKey, linked, key);
+      } else if (!this.#alias.has(link.traceId)) {
+        // Spans of the linked trace that arrive later go straight into this group.
+        this.#alias.set(link.traceId, key);
+        pending.traceIds.add(link.traceId);
+      }
+    }
   }
 
   /** Buffers a span; returns false when it was dropped (bounds reached). */
   add(span: CapturedSpan, nowMs: number = Date.now()): boolean {
-    const pending = this.#pending(span.traceId, nowMs);
-    if (!pending) return false;
-    if (pending.spans.length >= this.#options.maxSpansPerTrace) {
+    const found = this.#pending(span.traceId, nowMs);
+    if (!found) return false;
+    const [key, pending] = found;
+    if (pending.spans.length + pending.logs.length >= this.#options.maxSpansPerTrace) {
       this.#onDrop('max_spans_per_trace');
       return false;
     }
     pending.spans.push(span);
     pending.lastMs = nowMs;
+    this.#join(span, key, pending);
     return true;
   }
 
-  /** Buffers a log record with its trace (shares the per-trace span bound); false when dropped. */
+  /** Buffers a log record with its trace (shares the per-trace bound); false when dropped. */
   addLog(log: CapturedLog, nowMs: number = Date.now()): boolean {
     if (!log.traceId) {
       this.#onDrop('log_without_trace');
       return false;
     }
-    const pending = this.#pending(log.traceId, nowMs);
-    if (!pending) return false;
+    const found = this.#pending(log.traceId, nowMs);
+    if (!found) return false;
+    const [, pending] = found;
     if (pending.spans.length + pending.logs.length >= this.#options.maxSpansPerTrace) {
       this.#onDrop('max_spans_per_trace');
       return false;
@@ -87,21 +153,22 @@ export class TraceAssembler {
     return true;
   }
 
-  /** Assembles every trace that is idle or too old at `nowMs`. */
+  #emit(key: string, pending: Pending): void {
+    this.#groups.delete(key);
+    for (const t of pending.traceIds) if (this.#alias.get(t) === key) this.#alias.delete(t);
+    this.#onTrace(pending.spans, pending.logs);
+  }
+
+  /** Assembles every group that is idle or too old at `nowMs`. */
   sweep(nowMs: number = Date.now()): void {
     const { traceIdleMs, traceMaxAgeMs } = this.#options;
-    for (const [traceId, pending] of this.#traces) {
-      if (nowMs - pending.lastMs >= traceIdleMs || nowMs - pending.firstMs >= traceMaxAgeMs) {
-        this.#traces.delete(traceId);
-        this.#onTrace(pending.spans, pending.logs);
-      }
+    for (const [key, pending] of [...this.#groups]) {
+      if (nowMs - pending.lastMs >= traceIdleMs || nowMs - pending.firstMs >= traceMaxAgeMs) this.#emit(key, pending);
     }
   }
 
-  /** Assembles every buffered trace now (forceFlush / shutdown). */
+  /** Assembles every buffered group now (forceFlush / shutdown). */
   flushAll(): void {
-    const all = [...this.#traces.values()];
-    this.#traces.clear();
-    for (const pending of all) this.#onTrace(pending.spans, pending.logs);
+    for (const [key, pending] of [...this.#groups]) this.#emit(key, pending);
   }
 }

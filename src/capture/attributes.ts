@@ -83,3 +83,121 @@ export function flatMetadata(value: AttrValue | undefined): Record<string, strin
   }
   return Object.keys(out).length > 0 ? out : undefined;
 }
+
+/** A JSON-ish attribute value: structured values as they are, JSON strings parsed, other strings as text. */
+export function jsonOf(value: AttrValue | undefined): AttrValue | undefined {
+  return typeof value === 'string' ? (tryJson(value) ?? value) : value;
+}
+
+type Obj = { [key: string]: AttrValue };
+
+/** The value as a plain object, or undefined. */
+export function asObject(value: AttrValue | undefined): Obj | undefined {
+  return value !== null && typeof value === 'object' && !Array.isArray(value) ? value : undefined;
+}
+
+/** Reads a dotted path (`node.text`) out of a JSON-ish object. */
+export function pathOf(value: AttrValue | undefined, path: string): AttrValue | undefined {
+  let cur: AttrValue | undefined = value;
+  for (const key of path.split('.')) {
+    const obj = asObject(cur);
+    if (!obj) return undefined;
+    cur = obj[key];
+  }
+  return cur;
+}
+
+function firstPath(value: AttrValue | undefined, paths: readonly string[]): AttrValue | undefined {
+  for (const p of paths) {
+    const v = pathOf(value, p);
+    if (v !== undefined && v !== null && v !== '') return v;
+  }
+  return undefined;
+}
+
+const CONTENT_PATHS = ['content', 'pageContent', 'page_content', 'text', 'document', 'chunk', 'node.text', 'node.content', 'metadata.content'];
+const ID_PATHS = ['id', 'doc_id', 'document_id', 'documentId', 'node.id_', 'node.id', 'metadata.id', 'metadata.doc_id', 'metadata.source'];
+const SCORE_PATHS = ['score', 'relevance_score', 'relevanceScore', 'similarity', 'metadata.score', 'metadata.relevance_score'];
+const LIST_KEYS = ['documents', 'docs', 'results', 'nodes', 'sourceNodes', 'source_nodes', 'chunks', 'matches', 'context', 'sources'];
+
+/** One retrieved document read out of a JSON-ish value; undefined without text content. */
+export function documentOf(value: AttrValue | undefined): { id?: string; content: string; score?: number; metadata?: Record<string, string | number | boolean> } | undefined {
+  if (typeof value === 'string') return value.trim() === '' ? undefined : { content: value };
+  const content = firstPath(value, CONTENT_PATHS);
+  if (typeof content !== 'string' || content.trim() === '') return undefined;
+  const doc: { id?: string; content: string; score?: number; metadata?: Record<string, string | number | boolean> } = { content };
+  const id = firstPath(value, ID_PATHS);
+  if (typeof id === 'string' || typeof id === 'number') doc.id = String(id);
+  const score = firstPath(value, SCORE_PATHS);
+  const scoreNum = typeof score === 'number' ? score : typeof score === 'string' ? Number(score) : NaN;
+  if (Number.isFinite(scoreNum)) doc.score = scoreNum;
+  const metadata = flatMetadata(pathOf(value, 'metadata'));
+  if (metadata) doc.metadata = metadata;
+  return doc;
+}
+
+/**
+ * Documents out of a retriever/tool output: an array of documents (objects or strings), or an
+ * object holding such an array under a well-known key (`documents`, `nodes`, `results`, …).
+ * A bare string is not a document list (callers decide whether text is one source).
+ */
+export function documentsOf(value: AttrValue | undefined): Array<NonNullable<ReturnType<typeof documentOf>>> {
+  const parsed = jsonOf(value);
+  let list: AttrValue[] | undefined = Array.isArray(parsed) ? parsed : undefined;
+  if (!list) {
+    const obj = asObject(parsed);
+    for (const k of LIST_KEYS) {
+      const v = obj?.[k];
+      if (Array.isArray(v)) {
+        list = v;
+        break;
+      }
+    }
+  }
+  if (!list) return [];
+  return list.map(documentOf).filter((d): d is NonNullable<typeof d> => d !== undefined);
+}
+
+/** A chat message reduced to its role and text. */
+export interface ChatText {
+  role: string;
+  content: string;
+}
+
+function partText(part: AttrValue): string | undefined {
+  if (typeof part === 'string') return part;
+  const o = asObject(part);
+  if (!o || (o['type'] !== undefined && o['type'] !== 'text')) return undefined;
+  const t = o['text'] ?? o['content'];
+  return typeof t === 'string' ? t : undefined;
+}
+
+/** Text of message content: a string, OpenAI-style parts (`{type:'text', text}`) or GenAI parts (`{type:'text', content}`). */
+export function contentText(content: AttrValue | undefined): string | undefined {
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return undefined;
+  const texts = content.map(partText).filter((t): t is string => t !== undefined);
+  return texts.length > 0 ? texts.join('') : undefined;
+}
+
+/** Messages out of a JSON-ish list of `{role, content|parts}` (OpenAI, GenAI and AI SDK shapes). */
+export function chatTexts(value: AttrValue | undefined): ChatText[] {
+  const parsed = jsonOf(value);
+  const list = Array.isArray(parsed) ? parsed : asObject(parsed)?.['messages'];
+  if (!Array.isArray(list)) return [];
+  const out: ChatText[] = [];
+  for (const m of list) {
+    const obj = asObject(m);
+    if (!obj) continue;
+    const role = typeof obj['role'] === 'string' ? obj['role'] : undefined;
+    const text = contentText(obj['parts']) ?? contentText(obj['content']);
+    if (role !== undefined && text !== undefined) out.push({ role, content: text });
+  }
+  return out;
+}
+
+/** Text of the last message with the given role. */
+export function lastOfRole(messages: readonly ChatText[], role: string): string | undefined {
+  for (let i = messages.length - 1; i >= 0; i--) if (messages[i]!.role === role) return messages[i]!.content;
+  return undefined;
+}

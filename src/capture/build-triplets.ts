@@ -1,13 +1,15 @@
 /**
- * Turns the spans of one trace into one outcome per generation span: a Triplet, or an
- * `incomplete` record naming what could not be found. Never guesses a missing field.
+ * Turns the spans (and GenAI content log records) of one assembled request into one outcome per
+ * generation span: a Triplet, or an `incomplete` record naming what could not be found. Never
+ * guesses a missing field.
  * @module
  */
 import { createHash } from 'node:crypto';
-import { str } from './attributes.ts';
+import { lastOfRole, str } from './attributes.ts';
 import { latencyOf } from './latency.ts';
+import type { PromptSources } from './mappers/custom.ts';
 import { textFromValue } from './mappers/openinference.ts';
-import type { CapturedLog, CapturedSpan, ConventionMapper, GenerationOutcome, MissingField, RetrievalFields, SpanRole } from './types.ts';
+import type { CapturedLog, CapturedSpan, ConventionMapper, GenerationFields, GenerationOutcome, MissingField, OutcomeExplanation, RetrievalFields, SpanRole } from './types.ts';
 import type { Source, Triplet } from '../triplet.ts';
 
 /** Options of {@link buildTriplets}. */
@@ -17,6 +19,8 @@ export interface BuildOptions {
   defaultService: string;
   /** Longest text kept per field, characters. */
   maxTextChars: number;
+  /** Reads sources out of a generation's prompt when no retrieval span has them (`capture.custom.prompt*`). */
+  promptSources?: (messages: ReadonlyArray<{ role: string; content: string }>) => PromptSources | undefined;
 }
 
 /** Stable triplet id: hash of trace id + generation span id. */
@@ -28,6 +32,12 @@ interface Classified {
   span: CapturedSpan;
   mapper: ConventionMapper;
   role: SpanRole;
+}
+
+interface Retrieval {
+  span: CapturedSpan;
+  mapper: ConventionMapper;
+  fields: RetrievalFields;
 }
 
 function classify(span: CapturedSpan, mappers: readonly ConventionMapper[]): Classified | undefined {
@@ -42,19 +52,29 @@ function clip(text: string, max: number): string {
   return text.length > max ? text.slice(0, max) : text;
 }
 
-/** The retrieval that feeds a generation: the latest one that ended before it started, else the latest overall. */
-function pickRetrievals(gen: CapturedSpan, retrievals: Array<{ span: CapturedSpan; fields: RetrievalFields }>) {
-  const withSources = retrievals.filter((r) => r.fields.sources && r.fields.sources.length > 0);
-  if (withSources.length === 0) return undefined;
-  const before = withSources.filter((r) => r.span.endMs <= gen.startMs + 1);
-  const pool = before.length > 0 ? before : withSources;
-  return pool.reduce((best, r) => (r.span.endMs > best.span.endMs ? r : best));
+/**
+ * The retrieval that feeds a generation: the latest one (preferring the generation's own trace)
+ * that ended before the generation started; else one that at least started before it ended
+ * (streamed retrieval). A retrieval that started after the generation ended never feeds it.
+ */
+function pickRetrieval(gen: CapturedSpan, retrievals: readonly Retrieval[]): Retrieval | undefined {
+  const usable = retrievals.filter((r) => r.fields.sources && r.fields.sources.length > 0 && r.span.startMs <= gen.endMs);
+  if (usable.length === 0) return undefined;
+  const sameTrace = usable.filter((r) => r.span.traceId === gen.traceId);
+  const pool = sameTrace.length > 0 ? sameTrace : usable;
+  const before = pool.filter((r) => r.span.endMs <= gen.startMs + 1);
+  const candidates = before.length > 0 ? before : pool;
+  return candidates.reduce((best, r) => (r.span.endMs > best.span.endMs ? r : best));
 }
 
-function rootQuery(spans: readonly CapturedSpan[]): string | undefined {
+function rootQuery(spans: readonly CapturedSpan[], traceId: string): string | undefined {
   const ids = new Set(spans.map((s) => s.spanId));
-  const root = spans.find((s) => !s.parentSpanId || !ids.has(s.parentSpanId));
-  return root ? textFromValue(str(root.attributes, 'input.value')) : undefined;
+  const root = spans.find((s) => s.traceId === traceId && (!s.parentSpanId || !ids.has(s.parentSpanId)));
+  if (!root) return undefined;
+  const fromInput = textFromValue(str(root.attributes, 'input.value'));
+  if (fromInput !== undefined) return fromInput;
+  const lf = str(root.attributes, 'langfuse.observation.input');
+  return lf !== undefined ? textFromValue(lf) : undefined;
 }
 
 function routeOf(spans: readonly CapturedSpan[]): string | undefined {
@@ -65,35 +85,96 @@ function routeOf(spans: readonly CapturedSpan[]): string | undefined {
   return undefined;
 }
 
-/** Builds one outcome per generation span of a trace (spans may be in any order). */
+const short = (id: string) => id.slice(0, 8);
+
+/** True when an ancestor generation already reports the same answer (e.g. LangChain LLM span over the OpenAI client span). */
+function isNested(span: CapturedSpan, response: string | undefined, byId: ReadonlyMap<string, CapturedSpan>, gens: ReadonlyMap<string, GenerationFields>): boolean {
+  let parent = span.parentSpanId ? byId.get(span.parentSpanId) : undefined;
+  for (let depth = 0; parent && depth < 64; depth++) {
+    const g = gens.get(parent.spanId);
+    if (g && g.response !== undefined && g.response === response) return true;
+    parent = parent.parentSpanId ? byId.get(parent.parentSpanId) : undefined;
+  }
+  return false;
+}
+
+/** Builds one outcome per generation span of an assembled request (spans may be in any order, from several traces). */
 export function buildTriplets(spans: readonly CapturedSpan[], options: BuildOptions, logs: readonly CapturedLog[] = []): GenerationOutcome[] {
-  const logsOf = (spanId: string) => (logs.length === 0 ? logs : logs.filter((l) => l.spanId === spanId));
+  const logsBySpan = new Map<string, CapturedLog[]>();
+  for (const l of logs) {
+    if (!l.spanId) continue;
+    const list = logsBySpan.get(l.spanId);
+    if (list) list.push(l);
+    else logsBySpan.set(l.spanId, [l]);
+  }
+  const logsOf = (spanId: string) => logsBySpan.get(spanId) ?? [];
   const classified = spans.map((s) => classify(s, options.mappers)).filter((c): c is Classified => c !== undefined);
   const generations = classified.filter((c) => c.role === 'generation');
   if (generations.length === 0) return [];
-  const retrievals = classified
+  const retrievals: Retrieval[] = classified
     .filter((c) => c.role === 'retrieval')
-    .map((c) => ({ span: c.span, fields: c.mapper.retrieval(c.span, logsOf(c.span.spanId)) }));
+    .map((c) => ({ span: c.span, mapper: c.mapper, fields: c.mapper.retrieval(c.span, logsOf(c.span.spanId)) }));
+  const genFields = new Map(generations.map((g) => [g.span.spanId, g.mapper.generation(g.span, logsOf(g.span.spanId))]));
+  const byId = new Map(spans.map((s) => [s.spanId, s]));
   const route = routeOf(spans);
   const max = options.maxTextChars;
 
-  return generations.map(({ span, mapper }): GenerationOutcome => {
-    const gen = mapper.generation(span, logsOf(span.spanId));
-    const retrieval = pickRetrievals(span, retrievals);
-    const sources: Source[] | undefined = gen.sources ?? retrieval?.fields.sources;
-    const query = retrieval?.fields.query ?? rootQuery(spans) ?? gen.query;
+  const outcomes: GenerationOutcome[] = [];
+  for (const { span, mapper } of generations) {
+    const gen = genFields.get(span.spanId)!;
+    if (isNested(span, gen.response, byId, genFields)) continue;
+    const explain: OutcomeExplanation = { spanName: span.name };
+    let sources: Source[] | undefined;
+    let query: string | undefined;
+    if (gen.sources && gen.sources.length > 0) {
+      sources = gen.sources;
+      explain.sourcesSource = `generation span attributes (${mapper.name})`;
+    }
+    const retrieval = sources ? undefined : pickRetrieval(span, retrievals);
+    if (retrieval) {
+      sources = retrieval.fields.sources;
+      explain.sourcesSource = `retrieval span ${short(retrieval.span.spanId)} "${retrieval.span.name}" (${retrieval.mapper.name})`;
+      if (retrieval.fields.query !== undefined) {
+        query = retrieval.fields.query;
+        explain.querySource = `retrieval span ${short(retrieval.span.spanId)}`;
+      }
+    }
+    let fromPrompt: PromptSources | undefined;
+    if (!sources && gen.inputMessages && options.promptSources) {
+      fromPrompt = options.promptSources(gen.inputMessages);
+      if (fromPrompt) {
+        sources = fromPrompt.sources;
+        explain.sourcesSource = 'prompt pattern (capture.custom.promptContextPattern)';
+      }
+    }
+    if (query === undefined && fromPrompt?.query !== undefined) {
+      query = fromPrompt.query;
+      explain.querySource = 'prompt pattern';
+    }
+    if (query === undefined) {
+      query = rootQuery(spans, span.traceId);
+      if (query !== undefined) explain.querySource = 'root span input';
+    }
+    if (query === undefined && !fromPrompt) {
+      query = gen.query ?? (gen.inputMessages ? lastOfRole(gen.inputMessages, 'user') : undefined);
+      if (query !== undefined) explain.querySource = 'last user message';
+    }
+    if (gen.response !== undefined) explain.responseSource = `generation span (${mapper.name})`;
+
     const missing: MissingField[] = [];
     if (query === undefined || query.trim() === '') missing.push('query');
     if (!sources || sources.length === 0) missing.push('sources');
     if (gen.response === undefined) missing.push('response');
-    if (missing.length > 0) return { kind: 'incomplete', traceId: span.traceId, spanId: span.spanId, mapper: mapper.name, missing };
+    if (missing.length > 0) {
+      outcomes.push({ kind: 'incomplete', traceId: span.traceId, spanId: span.spanId, mapper: mapper.name, missing, explain });
+      continue;
+    }
 
-    const service = str(span.resource, 'service.name') ?? options.defaultService;
     const triplet: Triplet = {
       id: tripletId(span.traceId, span.spanId),
       traceId: span.traceId,
       spanId: span.spanId,
-      service,
+      service: str(span.resource, 'service.name') ?? options.defaultService,
       timestamp: new Date(span.endMs).toISOString(),
       query: clip(query!, max),
       sources: sources!.map((s) => ({ ...s, content: clip(s.content, max) })),
@@ -103,6 +184,7 @@ export function buildTriplets(spans: readonly CapturedSpan[], options: BuildOpti
     };
     if (route !== undefined) triplet.route = route;
     if (gen.model !== undefined) triplet.model = gen.model;
-    return { kind: 'triplet', triplet, mapper: mapper.name };
-  });
+    outcomes.push({ kind: 'triplet', triplet, mapper: mapper.name, explain });
+  }
+  return outcomes;
 }

@@ -5,7 +5,8 @@
  */
 import { TraceAssembler } from './assembler.ts';
 import { buildTriplets, type BuildOptions } from './build-triplets.ts';
-import { DEFAULT_MAPPERS } from './mappers/index.ts';
+import { createPromptSourceExtractor } from './mappers/custom.ts';
+import { createMappers } from './mappers/index.ts';
 import { createRedactor, redactOutcome } from './redaction/redact-outcome.ts';
 import type { TripletRedactor } from './redaction/types.ts';
 import type { CapturedLog, CapturedSpan, ConventionMapper, GenerationOutcome } from './types.ts';
@@ -46,9 +47,11 @@ export class Capture {
     this.#onTriplet = options.onTriplet;
     this.#onOutcome = options.onOutcome;
     this.#redactor = createRedactor(options.redaction);
-    this.#build = { mappers: options.mappers ?? DEFAULT_MAPPERS, defaultService: c.defaultService, maxTextChars: c.maxTextChars };
+    this.#build = { mappers: options.mappers ?? createMappers(c.custom), defaultService: c.defaultService, maxTextChars: c.maxTextChars };
+    const promptSources = createPromptSourceExtractor(c.custom);
+    if (promptSources) this.#build.promptSources = promptSources;
     this.#assembler = new TraceAssembler(
-      { maxTraces: c.maxTraces, maxSpansPerTrace: c.maxSpansPerTrace, traceIdleMs: c.traceIdleMs, traceMaxAgeMs: c.traceMaxAgeMs },
+      { maxTraces: c.maxTraces, maxSpansPerTrace: c.maxSpansPerTrace, traceIdleMs: c.traceIdleMs, traceMaxAgeMs: c.traceMaxAgeMs, joinAttributes: c.joinAttributes, joinLinks: c.joinLinks },
       (spans, logs) => this.#assemble(spans, logs),
       (reason) => this.#instruments.dropped.inc({ stage: 'capture', reason }),
     );

@@ -42,7 +42,9 @@ export function latencyOf(span: CapturedSpan, inputTokens?: number, outputTokens
   if (ttft !== undefined) latency.ttftMs = ttft;
   if (inputTokens !== undefined) latency.inputTokens = Math.round(inputTokens);
   if (outputTokens !== undefined) latency.outputTokens = Math.round(outputTokens);
-  const genMs = num(span.attributes, 'ai.response.msToFinish') ?? durationMs;
+  // Generation time excludes tool execution where the library reports it (AI SDK msToFinish, GenAI client duration).
+  const opSeconds = num(span.attributes, 'gen_ai.client.operation.duration');
+  const genMs = num(span.attributes, 'ai.response.msToFinish') ?? (opSeconds !== undefined ? opSeconds * 1000 : durationMs);
   if (ttft !== undefined && outputTokens !== undefined && outputTokens > 1 && genMs > ttft) {
     latency.tpotMs = (genMs - ttft) / (outputTokens - 1);
   }

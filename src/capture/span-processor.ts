@@ -29,6 +29,7 @@ export interface ReadableSpanLike {
   droppedEventsCount?: number;
   resource: { attributes: SdkAttributes };
   instrumentationScope?: { name: string };
+  links?: ReadonlyArray<{ context: { traceId: string; spanId: string } }>;
 }
 
 /** Options of {@link RagwatchSpanProcessor}; all optional. */
@@ -66,6 +67,7 @@ export function fromReadableSpan(span: ReadableSpanLike): CapturedSpan {
   };
   const parent = span.parentSpanContext?.spanId;
   if (parent) out.parentSpanId = parent;
+  if (span.links && span.links.length > 0) out.links = span.links.map((l) => ({ traceId: l.context.traceId, spanId: l.context.spanId }));
   return out;
 }
 
@@ -102,13 +104,18 @@ export class RagwatchSpanProcessor {
 
   onStart(_span: unknown, _parentContext: Context): void {}
 
+  /** Appends the span to the bounded buffer; reads nothing off it. Never throws. */
   onEnd(span: ReadableSpanLike): void {
-    if (this.#shutdown) return;
-    if (this.#buffer.length >= this.#maxQueueSize) {
-      if (this.#dropped++ === 0) diag.warn('ragwatch: span buffer full, dropping spans');
-      return;
+    try {
+      if (this.#shutdown) return;
+      if (this.#buffer.length >= this.#maxQueueSize) {
+        if (this.#dropped++ === 0) diag.warn('ragwatch: span buffer full, dropping spans');
+        return;
+      }
+      this.#buffer.push(span);
+    } catch {
+      // Only a broken diag logger could throw here; the host must never see it.
     }
-    this.#buffer.push(span);
   }
 
   /** Drains buffered spans into the pipeline and waits until they are scored. */

@@ -35,6 +35,8 @@ export interface CapturedSpan {
   droppedEventsCount: number;
   resource: Attributes;
   scope: string;
+  /** Span links (a request split over several traces can be joined through them). */
+  links?: Array<{ traceId: string; spanId: string }>;
 }
 
 /** A log record (OTel GenAI content arrives as logs), joined to its span by ids. */
@@ -57,6 +59,8 @@ export interface GenerationFields {
   sources?: Source[];
   inputTokens?: number;
   outputTokens?: number;
+  /** The input messages as text (role + content), for prompt-embedded sources and the last user message. */
+  inputMessages?: Array<{ role: string; content: string }>;
 }
 
 /** What a convention mapper reads off a retrieval (retriever/reranker/tool) span. */
@@ -86,8 +90,17 @@ export type MissingField = 'query' | 'sources' | 'response';
 
 /** Outcome of mapping one generation span. */
 export type GenerationOutcome =
-  | { kind: 'triplet'; triplet: Triplet; mapper: Convention }
-  | { kind: 'incomplete'; spanId: string; traceId: string; mapper: Convention; missing: MissingField[] };
+  | { kind: 'triplet'; triplet: Triplet; mapper: Convention; explain?: OutcomeExplanation }
+  | { kind: 'incomplete'; spanId: string; traceId: string; mapper: Convention; missing: MissingField[]; explain?: OutcomeExplanation };
+
+/** Where each field of an outcome came from (`ragwatch extract --explain`). */
+export interface OutcomeExplanation {
+  spanName: string;
+  /** e.g. `retrieval span 1a2b… (openinference)`, `prompt pattern`, `generation span`. */
+  querySource?: string;
+  sourcesSource?: string;
+  responseSource?: string;
+}
 
 /** Receives assembled triplets and incomplete generations. Must not throw. */
 export type TripletSink = (outcome: GenerationOutcome) => void;

@@ -1,5 +1,38 @@
 import { z } from 'zod';
 
+const regex = z.string().refine(
+  (v) => {
+    try {
+      new RegExp(v);
+      return true;
+    } catch {
+      return false;
+    }
+  },
+  { message: 'must be a valid JavaScript regular expression' },
+);
+
+/** The `custom` convention: attribute names set by the app, and sources cut out of the prompt. */
+export const customConventionSection = z
+  .object({
+    /** Span attributes holding the user's question, in priority order. Default `[rag.query]`. */
+    queryAttributes: z.array(z.string().min(1)).default(['rag.query']),
+    /** Span attributes holding the response; a span with one of them is a generation. Default `[rag.response]`. */
+    responseAttributes: z.array(z.string().min(1)).default(['rag.response']),
+    /** Span attributes holding the sources as JSON (`[{id, content, score}]` or strings). Default `[rag.sources]`. */
+    sourcesAttributes: z.array(z.string().min(1)).default(['rag.sources']),
+    /**
+     * Sources from the prompt: regex whose `context` group (else group 1) is the context block in a
+     * system or user message, used when a generation has no retrieval span. Default `""` (off).
+     */
+    promptContextPattern: regex.default(''),
+    /** Regex matching one document inside the context block: `content` group (else group 1), optional `id` group. Default: `[id] text` blocks. */
+    promptDocumentPattern: regex.default(String.raw`\[(?<id>[^\]\n]{1,40})\]\s*(?<content>[\s\S]*?)(?=\n\s*\[[^\]\n]{1,40}\]|$)`),
+    /** Regex whose `query` group (else group 1) is the question, when the context block is in the user message. Default `""` (the user message minus the block). */
+    promptQueryPattern: regex.default(''),
+  })
+  .strict();
+
 /** Capture: trace assembly bounds and convention mapping. */
 export const captureSection = z
   .object({
@@ -15,6 +48,15 @@ export const captureSection = z
     traceMaxAgeMs: z.number().int().positive().default(30_000),
     /** Longest text kept per field (query, source, response), characters; longer text is truncated. */
     maxTextChars: z.number().int().positive().default(32_000),
+    /**
+     * Span attributes that identify one request across traces (e.g. a request id propagated by the
+     * app): traces sharing a value are assembled together. Default `[rag.request_id]`.
+     */
+    joinAttributes: z.array(z.string().min(1)).default(['rag.request_id']),
+    /** Also assemble a trace together with the traces its spans link to. Default true. */
+    joinLinks: z.boolean().default(true),
+    /** The `custom` convention (attribute names, sources from the prompt). */
+    custom: customConventionSection.prefault({}),
     /** Routes kept as metric/sampling labels (from `http.route` or `rag.route`); others become `other`. */
     routes: z.array(z.string()).default([]),
   })

@@ -1,0 +1,107 @@
+/**
+ * OpenLLMetry / Traceloop convention: LLM spans from `@traceloop/instrumentation-*` (GenAI
+ * `gen_ai.input/output.messages` since 0.23, indexed `gen_ai.prompt.N.*` before), retriever
+ * tasks (`traceloop.span.kind=task` named `*retrieve*`, `vector_db_retrieve`) with
+ * `traceloop.entity.input/output` JSON, and vector-DB client spans with `db.query.result` /
+ * `db.search.result` events or Pinecone's `db.vector.query.result.N.*` attributes.
+ * @module
+ */
+import { asObject, documentsOf, flatMetadata, indexed, jsonOf, str } from '../attributes.ts';
+import type { AttrValue, CapturedSpan, ConventionMapper, GenerationFields, RetrievalFields, SpanRole } from '../types.ts';
+import type { Source } from '../../triplet.ts';
+import { genAiGeneration } from './genai.ts';
+
+const RETRIEVE_NAME = /retriev|vector_db/i;
+const VECTOR_DB_SPAN = /^(pinecone|chroma|qdrant|weaviate|milvus|lancedb|pgvector)\.(query|search)/;
+
+function isTraceloop(span: CapturedSpan): boolean {
+  return span.scope.startsWith('@traceloop/') || span.attributes['traceloop.span.kind'] !== undefined || span.attributes['traceloop.workflow.name'] !== undefined;
+}
+
+/** The query of a retriever task input: `{query}`, `{kwargs:{query}}`, `{args:[query]}` or plain text. */
+export function entityQuery(input: AttrValue | undefined): string | undefined {
+  const parsed = jsonOf(input);
+  if (typeof parsed === 'string') return parsed;
+  const obj = asObject(parsed);
+  const direct = obj?.['query'] ?? asObject(obj?.['kwargs'])?.['query'] ?? asObject(obj?.['kwargs'])?.['input'];
+  if (typeof direct === 'string') return direct;
+  const args = obj?.['args'];
+  if (Array.isArray(args)) {
+    const first = args[0];
+    if (typeof first === 'string') return first;
+    const q = asObject(first)?.['query'];
+    if (typeof q === 'string') return q;
+  }
+  return undefined;
+}
+
+function eventSources(span: CapturedSpan): Source[] {
+  const out: Source[] = [];
+  for (const e of span.events) {
+    const prefix = e.name === 'db.query.result' ? 'db.query.result' : e.name === 'db.search.result' ? 'db.search.result' : undefined;
+    if (!prefix) continue;
+    const a = e.attributes;
+    const content = str(a, `${prefix}.document`) ?? str(a, `${prefix}.entity`);
+    if (content === undefined || content === '') continue;
+    const source: Source = { content };
+    const id = str(a, `${prefix}.id`);
+    if (id !== undefined) source.id = id;
+    const score = a[`${prefix}.score`] ?? a[`${prefix}.distance`];
+    if (typeof score === 'number' && Number.isFinite(score)) source.score = score;
+    const metadata = flatMetadata(a[`${prefix}.metadata`]);
+    if (metadata) source.metadata = metadata;
+    out.push(source);
+  }
+  return out;
+}
+
+/** Pinecone: ids/scores as span attributes, chunk text in the per-match metadata event. */
+function pineconeSources(span: CapturedSpan): Source[] {
+  const matches = indexed(span.attributes, 'db.vector.query.result');
+  return matches.flatMap((m, i) => {
+    const meta = span.events.find((e) => e.name === `pinecone.query.result.${i}.metadata`)?.attributes;
+    const content = meta ? (str(meta, 'text') ?? str(meta, 'content') ?? str(meta, 'chunk')) : undefined;
+    if (content === undefined) return [];
+    const source: Source = { content };
+    if (typeof m['id'] === 'string') source.id = m['id'];
+    if (typeof m['score'] === 'number') source.score = m['score'];
+    return [source];
+  });
+}
+
+export const traceloopMapper: ConventionMapper = {
+  name: 'traceloop',
+
+  role(span: CapturedSpan): SpanRole | undefined {
+    const a = span.attributes;
+    if (VECTOR_DB_SPAN.test(span.name) && (span.events.length > 0 || a['db.vector.query.result.0.id'] !== undefined)) return 'retrieval';
+    if (!isTraceloop(span)) return undefined;
+    const op = str(a, 'gen_ai.operation.name');
+    if (op === 'vector_db_retrieve') return 'retrieval';
+    const kind = str(a, 'traceloop.span.kind');
+    if (kind === 'task' || kind === 'tool') {
+      const name = str(a, 'traceloop.entity.name') ?? span.name;
+      return RETRIEVE_NAME.test(name) || RETRIEVE_NAME.test(span.name) ? 'retrieval' : undefined;
+    }
+    if (kind !== undefined) return undefined;
+    const requestType = str(a, 'llm.request.type');
+    if (op === 'chat' || op === 'text_completion' || op === 'generate_content' || requestType === 'chat' || requestType === 'completion') return 'generation';
+    return undefined;
+  },
+
+  generation(span, logs): GenerationFields {
+    return genAiGeneration(span, logs);
+  },
+
+  retrieval(span: CapturedSpan): RetrievalFields {
+    const a = span.attributes;
+    const fields: RetrievalFields = {};
+    let sources: Source[] = documentsOf(a['traceloop.entity.output'] ?? a['gen_ai.task.output']);
+    if (sources.length === 0) sources = eventSources(span);
+    if (sources.length === 0) sources = pineconeSources(span);
+    if (sources.length > 0) fields.sources = sources;
+    const query = entityQuery(a['traceloop.entity.input'] ?? a['gen_ai.task.input']);
+    if (query !== undefined && query !== '') fields.query = query;
+    return fields;
+  },
+};
