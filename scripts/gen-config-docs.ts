@@ -1,0 +1,231 @@
+/**
+ * Generates `docs/configuration.md` from the zod schema, so it cannot drift from the code:
+ * keys, types, allowed values and defaults come from `z.toJSONSchema(configSchema)`; the
+ * environment overrides from `ENV_OVERRIDES`; descriptions from `.describe()`/`.meta()` when a key
+ * has one, else from the key's JSDoc comment in `src/config/sections/*.ts` (read with the
+ * TypeScript parser, since JSDoc is not visible at run time).
+ *
+ * `--check` writes nothing and exits 1 when the committed file differs.
+ * @module
+ */
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import ts from 'typescript';
+import { z } from 'zod';
+import { ENV_OVERRIDES } from '../src/config/load.ts';
+import { configSchema } from '../src/config/schema.ts';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const SECTIONS_DIR = join(ROOT, 'src', 'config', 'sections');
+/** The generated file, relative to the repository root. */
+export const CONFIG_DOC = join('docs', 'configuration.md');
+
+interface JsonSchema {
+  type?: string | string[];
+  properties?: Record<string, JsonSchema>;
+  additionalProperties?: JsonSchema | boolean;
+  items?: JsonSchema;
+  anyOf?: JsonSchema[];
+  enum?: unknown[];
+  const?: unknown;
+  default?: unknown;
+  description?: string;
+  minimum?: number;
+  maximum?: number;
+  exclusiveMinimum?: number;
+  minLength?: number;
+  pattern?: string;
+  format?: string;
+}
+
+// ---------------------------------------------------------------- JSDoc from the section sources
+
+function jsDocOf(node: ts.Node, file: ts.SourceFile): string | undefined {
+  const ranges = ts.getLeadingCommentRanges(file.text, node.getFullStart()) ?? [];
+  const doc = ranges.map((r) => file.text.slice(r.pos, r.end)).filter((c) => c.startsWith('/**')).pop();
+  if (!doc) return undefined;
+  return doc
+    .replace(/^\/\*\*|\*\/$/g, '')
+    .split('\n')
+    .map((l) => l.replace(/^\s*\* ?/, '').trim())
+    .join(' ')
+    .replace(/\s+/g, ' ')
+    .trim();
+}
+
+/** Collects `path → JSDoc` for every object key reachable from `expr` (resolving same-file consts). */
+function collectDocs(expr: ts.Expression, path: string[], file: ts.SourceFile, consts: Map<string, ts.Expression>, out: Map<string, string>, depth = 0): void {
+  if (depth > 20) return;
+  if (ts.isIdentifier(expr)) {
+    const init = consts.get(expr.text);
+    if (init) collectDocs(init, path, file, consts, out, depth + 1);
+    return;
+  }
+  if (!ts.isCallExpression(expr) || !ts.isPropertyAccessExpression(expr.expression)) return;
+  const method = expr.expression.name.text;
+  const [first, second] = expr.arguments;
+  if (method === 'object' && first && ts.isObjectLiteralExpression(first)) {
+    for (const prop of first.properties) {
+      if (!ts.isPropertyAssignment(prop) || !(ts.isIdentifier(prop.name) || ts.isStringLiteral(prop.name))) continue;
+      const keyPath = [...path, prop.name.text];
+      const doc = jsDocOf(prop, file);
+      if (doc) out.set(keyPath.join('.'), doc);
+      collectDocs(prop.initializer, keyPath, file, consts, out, depth + 1);
+    }
+    return;
+  }
+  if (method === 'record' && second) return collectDocs(second, [...path, '<name>'], file, consts, out, depth + 1);
+  if (method === 'array' && first) return collectDocs(first, [...path, '[]'], file, consts, out, depth + 1);
+  if ((method === 'union' || method === 'discriminatedUnion') && first) return;
+  // .default(), .optional(), .prefault(), .strict(), .refine(), ...: the schema is the receiver.
+  collectDocs(expr.expression.expression, path, file, consts, out, depth + 1);
+}
+
+/** `section.key.sub → JSDoc` for every section file, keyed by the top-level key schema.ts gives it. */
+export function sectionDocs(): Map<string, string> {
+  const schemaFile = join(ROOT, 'src', 'config', 'schema.ts');
+  const schemaSrc = ts.createSourceFile(schemaFile, readFileSync(schemaFile, 'utf8'), ts.ScriptTarget.Latest, true);
+  // `server: serverSection.prefault({})` → serverSection is section `server`; import path gives the file.
+  const sectionKey = new Map<string, string>();
+  const importFile = new Map<string, string>();
+  schemaSrc.forEachChild(function visit(node): void {
+    if (ts.isImportDeclaration(node) && ts.isStringLiteral(node.moduleSpecifier) && node.importClause?.namedBindings && ts.isNamedImports(node.importClause.namedBindings)) {
+      for (const el of node.importClause.namedBindings.elements) importFile.set(el.name.text, join(ROOT, 'src', 'config', node.moduleSpecifier.text));
+    }
+    if (ts.isPropertyAssignment(node) && ts.isIdentifier(node.name)) {
+      let e: ts.Node = node.initializer;
+      while (ts.isCallExpression(e) && ts.isPropertyAccessExpression(e.expression)) e = e.expression.expression;
+      if (ts.isIdentifier(e) && e.text.endsWith('Section')) sectionKey.set(e.text, node.name.text);
+    }
+    node.forEachChild(visit);
+  });
+  const docs = new Map<string, string>();
+  for (const [varName, key] of sectionKey) {
+    const path = importFile.get(varName);
+    if (!path || !path.startsWith(SECTIONS_DIR) || !existsSync(path)) continue;
+    const file = ts.createSourceFile(path, readFileSync(path, 'utf8'), ts.ScriptTarget.Latest, true);
+    const consts = new Map<string, ts.Expression>();
+    let sectionDoc: string | undefined;
+    for (const stmt of file.statements) {
+      if (!ts.isVariableStatement(stmt)) continue;
+      for (const decl of stmt.declarationList.declarations) {
+        if (!ts.isIdentifier(decl.name) || !decl.initializer) continue;
+        consts.set(decl.name.text, decl.initializer);
+        if (decl.name.text === varName) sectionDoc = jsDocOf(stmt, file);
+      }
+    }
+    if (sectionDoc) docs.set(key, sectionDoc);
+    const root = consts.get(varName);
+    if (root) collectDocs(root, [key], file, consts, docs);
+  }
+  return docs;
+}
+
+// ---------------------------------------------------------------- rendering
+
+function typeOf(s: JsonSchema): string {
+  if (s.enum) return s.enum.map((v) => `\`${String(v)}\``).join(' | ');
+  if (s.const !== undefined) return `\`${String(s.const)}\``;
+  if (s.anyOf) return s.anyOf.map(typeOf).join(' | ');
+  const t = Array.isArray(s.type) ? s.type.join(' | ') : (s.type ?? 'any');
+  if (t === 'array') return `${s.items ? typeOf(s.items) : 'any'}[]`;
+  const bounds: string[] = [];
+  if (s.minimum !== undefined && s.minimum > -Number.MAX_SAFE_INTEGER) bounds.push(`≥ ${s.minimum}`);
+  if (s.exclusiveMinimum !== undefined) bounds.push(`> ${s.exclusiveMinimum}`);
+  if (s.maximum !== undefined && s.maximum < Number.MAX_SAFE_INTEGER) bounds.push(`≤ ${s.maximum}`);
+  if (s.minLength !== undefined && s.minLength > 0) bounds.push(`length ≥ ${s.minLength}`);
+  if (s.format) bounds.push(s.format);
+  return bounds.length ? `${t} (${bounds.join(', ')})` : t;
+}
+
+function cell(text: string): string {
+  return text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
+}
+
+function defaultOf(s: JsonSchema): string {
+  if (s.default === undefined) return '—';
+  const d = s.default;
+  if (typeof d === 'object' && d !== null && Object.keys(d).length > 0 && !Array.isArray(d)) return '(see below)';
+  return `\`${cell(JSON.stringify(d))}\``;
+}
+
+interface Row {
+  key: string;
+  schema: JsonSchema;
+}
+
+function leaves(s: JsonSchema, path: string, out: Row[]): void {
+  const obj = s.anyOf?.find((a) => a.properties) ?? s;
+  if (obj.properties) {
+    for (const [k, v] of Object.entries(obj.properties)) leaves(v, `${path}.${k}`, out);
+    return;
+  }
+  if (typeof obj.additionalProperties === 'object' && obj.additionalProperties.properties) {
+    out.push({ key: path, schema: { ...s, type: 'object' } });
+    leaves(obj.additionalProperties, `${path}.<name>`, out);
+    return;
+  }
+  out.push({ key: path, schema: s });
+}
+
+/** The full text of docs/configuration.md. */
+export function renderConfigDoc(): string {
+  const schema = z.toJSONSchema(configSchema, { io: 'input', unrepresentable: 'any' }) as JsonSchema;
+  const docs = sectionDocs();
+  const envByPath = new Map(ENV_OVERRIDES.map((o) => [o.path, o.env]));
+  const lines: string[] = [
+    '# Configuration reference',
+    '',
+    '<!-- Generated by `npm run docs:config` (scripts/gen-config-docs.ts) from the zod schema in src/config/. Do not edit: CI regenerates it and fails on a difference. -->',
+    '',
+    'ragwatch reads one YAML file (`-c FILE` or `RAGWATCH_CONFIG=FILE`; without it, every default below applies),',
+    'then the environment overrides, then validates everything with zod. A bad value stops ragwatch with a message',
+    'naming the key; unknown keys are rejected. `config/ragwatch.yaml` is a commented file with every default, and',
+    '`config/examples/` has complete examples (all-in-one, Kafka collector + scorer, OpenAI, vLLM/Ollama, strict PII).',
+    '',
+    '## Environment overrides',
+    '',
+    'They win over the file. Secrets (API key, bearer token, SASL password, HMAC key) should come from here, never from the file.',
+    '',
+    '| variable | config key |',
+    '|---|---|',
+    '| `RAGWATCH_CONFIG` | path of the YAML file |',
+    ...ENV_OVERRIDES.map((o) => `| \`${o.env}\` | \`${o.path}\`${o.kind === 'list' ? ' (comma-separated)' : ''} |`),
+    '',
+  ];
+  for (const [section, sectionSchema] of Object.entries(schema.properties ?? {})) {
+    lines.push(`## \`${section}\``, '');
+    const about = sectionSchema.description ?? docs.get(section);
+    if (about) lines.push(about, '');
+    lines.push('| key | type | default | description |', '|---|---|---|---|');
+    const rows: Row[] = [];
+    leaves(sectionSchema, section, rows);
+    for (const { key, schema: s } of rows) {
+      const generic = key.replace(/\.<name>/g, '.<name>');
+      const description = s.description ?? docs.get(generic) ?? '';
+      const env = envByPath.get(key);
+      const text = `${description}${env ? ` (env \`${env}\`)` : ''}`;
+      lines.push(`| \`${key.slice(section.length + 1)}\` | ${cell(typeOf(s))} | ${defaultOf(s)} | ${cell(text)} |`);
+    }
+    const objectDefaults = rows.filter((r) => typeof r.schema.default === 'object' && r.schema.default !== null && !Array.isArray(r.schema.default) && Object.keys(r.schema.default).length > 0);
+    for (const r of objectDefaults) lines.push('', `Default of \`${r.key}\`:`, '', '```json', JSON.stringify(r.schema.default, null, 2), '```');
+    lines.push('');
+  }
+  return `${lines.join('\n').trimEnd()}\n`;
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  const path = join(ROOT, CONFIG_DOC);
+  const text = renderConfigDoc();
+  const current = existsSync(path) ? readFileSync(path, 'utf8') : undefined;
+  if (process.argv.includes('--check')) {
+    if (current !== text) {
+      process.stderr.write(`${CONFIG_DOC} is out of date: run npm run docs:config\n`);
+      process.exitCode = 1;
+    }
+  } else if (current !== text) {
+    writeFileSync(path, text);
+    process.stdout.write(`wrote ${CONFIG_DOC}\n`);
+  }
+}

@@ -1,0 +1,64 @@
+/**
+ * Configuration documentation and examples: docs/configuration.md is generated from the zod schema
+ * (every key, with a description), config/ragwatch.yaml mentions every key, and every example
+ * config loads.
+ */
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { renderConfigDoc } from '../../scripts/gen-config-docs.ts';
+import { loadConfig } from '../../src/config/load.ts';
+import { configSchema } from '../../src/config/schema.ts';
+import { ROOT } from '../helpers/process.ts';
+
+interface Node {
+  properties?: Record<string, Node>;
+  additionalProperties?: Node | boolean;
+  anyOf?: Node[];
+}
+
+/** Every leaf key path of the config schema (`alerts.metrics.<name>.threshold` for records). */
+function leafKeys(node: Node, path: string[] = []): string[][] {
+  const obj = node.anyOf?.find((a) => a.properties) ?? node;
+  if (obj.properties) return Object.entries(obj.properties).flatMap(([k, v]) => leafKeys(v, [...path, k]));
+  if (typeof obj.additionalProperties === 'object' && obj.additionalProperties.properties) return leafKeys(obj.additionalProperties, [...path, '<name>']);
+  return [path];
+}
+
+const keys = leafKeys(z.toJSONSchema(configSchema, { io: 'input', unrepresentable: 'any' }) as Node);
+
+describe('configuration docs', () => {
+  const doc = renderConfigDoc();
+
+  it('lists every config key with a type, default column and a description', () => {
+    expect(keys.length).toBeGreaterThan(50);
+    const rows = new Map(doc.split('\n').filter((l) => l.startsWith('| `')).map((l) => [l.split(' | ')[0]!.slice(3, -1), l]));
+    const undocumented: string[] = [];
+    for (const path of keys) {
+      const row = rows.get(path.slice(1).join('.'));
+      const description = row?.split(' | ')[3]?.replace(/\|$/, '').trim();
+      if (!description) undocumented.push(path.join('.'));
+    }
+    expect(undocumented).toEqual([]);
+  });
+
+  it('documents every environment override', () => {
+    for (const env of ['RAGWATCH_HOST', 'OPENAI_API_KEY', 'RAGWATCH_KAFKA_SASL_PASSWORD']) expect(doc).toContain(`\`${env}\``);
+  });
+});
+
+describe('config/examples', () => {
+  const files = readdirSync(join(ROOT, 'config', 'examples')).filter((f) => f.endsWith('.yaml'));
+
+  it('has the documented examples', () => {
+    expect(files.sort()).toEqual(['all-in-one.yaml', 'kafka-collector-scorer.yaml', 'openai.yaml', 'strict-pii.yaml', 'vllm-ollama.yaml']);
+  });
+
+  it.each(files)('%s loads and validates', (file) => {
+    const config = loadConfig({ env: {}, file: join(ROOT, 'config', 'examples', file) });
+    if (file.startsWith('kafka')) expect(config.transport.kind).toBe('kafka');
+    if (file === 'openai.yaml' || file === 'vllm-ollama.yaml') expect(config.judge.kind).toBe('llm');
+    if (file === 'strict-pii.yaml') expect(Object.values(config.redaction.recognizers).every((r) => r.enabled)).toBe(true);
+  });
+});
