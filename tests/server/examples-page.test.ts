@@ -89,7 +89,9 @@ describe.skipIf(!haveBinaries('examples page in Chromium', 'chromium'))('example
     expect(texts.some((t) => UNSUPPORTED.startsWith(t) && t.length > 20)).toBe(true);
     expect(texts.some((t) => t.includes('1896') && t.includes('completed'))).toBe(false);
     await expect.poll(() => marks.first().isVisible()).toBe(true);
-    const bg = await marks.first().evaluate((el) => getComputedStyle(el).backgroundColor);
+    // Runs in the page; typed loosely because the test tsconfig has no DOM lib.
+    type Win = { getComputedStyle(e: unknown): { backgroundColor: string }; __pwned?: number };
+    const bg = await marks.first().evaluate((el) => (globalThis as unknown as Win).getComputedStyle(el).backgroundColor);
     expect(bg).not.toBe('rgba(0, 0, 0, 0)');
     expect(await page.locator('code.trace-id').innerText()).toBe(TRACE_ID);
     expect(await page.locator('.scores [data-metric="groundedness"]').innerText()).toMatch(/^groundedness 0\.\d\d$/);
@@ -97,7 +99,7 @@ describe.skipIf(!haveBinaries('examples page in Chromium', 'chromium'))('example
     expect(await page.locator('details blockquote').innerText()).toContain('wiki-42');
     // The injected markup is text, not an element, and nothing ran.
     expect(await page.locator('article img').count()).toBe(0);
-    expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
+    expect(await page.evaluate(() => (globalThis as unknown as Win).__pwned)).toBeUndefined();
     expect(dialogs).toEqual([]);
     const dir = join(ROOT, 'tests/.artifacts');
     mkdirSync(dir, { recursive: true });
