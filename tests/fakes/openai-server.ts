@@ -23,6 +23,8 @@ export type FakeReply =
   | { content: string; promptTokens?: number; completionTokens?: number; firstChunkDelayMs?: number; chunkDelayMs?: number; chunks?: number; model?: string }
   /** An arbitrary status/body (errors, malformed JSON as a string body). */
   | { status: number; body?: unknown; headers?: Record<string, string> }
+  /** An assistant message that calls tools (streamed as one tool-call delta when the request streams). */
+  | { toolCalls: Array<{ id: string; name: string; arguments: string }>; promptTokens?: number; completionTokens?: number; model?: string }
   /** Never answer (the client must time out). */
   | { hang: true };
 
@@ -58,6 +60,10 @@ async function reply(req: FakeRequest, res: ServerResponse, answer: FakeReply, h
     res.end(body);
     return;
   }
+  if ('toolCalls' in answer) {
+    replyToolCalls(req, res, answer);
+    return;
+  }
   const model = answer.model ?? (typeof req.body?.model === 'string' ? req.body.model : 'fake-model');
   const usage = { prompt_tokens: answer.promptTokens ?? 10, completion_tokens: answer.completionTokens ?? 5, total_tokens: (answer.promptTokens ?? 10) + (answer.completionTokens ?? 5) };
   const id = `chatcmpl-${Math.random().toString(36).slice(2)}`;
@@ -79,6 +85,24 @@ async function reply(req: FakeRequest, res: ServerResponse, answer: FakeReply, h
   await sleep(answer.firstChunkDelayMs ?? 0);
   res.writeHead(200, { 'content-type': 'application/json' });
   res.end(JSON.stringify({ id, object: 'chat.completion', created, model, choices: [{ index: 0, message: { role: 'assistant', content: answer.content }, finish_reason: 'stop', logprobs: null }], usage }));
+}
+
+function replyToolCalls(req: FakeRequest, res: ServerResponse, answer: Extract<FakeReply, { toolCalls: unknown }>): void {
+  const model = answer.model ?? (typeof req.body?.model === 'string' ? req.body.model : 'fake-model');
+  const usage = { prompt_tokens: answer.promptTokens ?? 10, completion_tokens: answer.completionTokens ?? 5, total_tokens: (answer.promptTokens ?? 10) + (answer.completionTokens ?? 5) };
+  const id = `chatcmpl-${Math.random().toString(36).slice(2)}`;
+  const created = Math.floor(Date.now() / 1000);
+  const calls = answer.toolCalls.map((c, index) => ({ index, id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } }));
+  if (req.body?.stream === true) {
+    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
+    res.write(`data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model, choices: [{ index: 0, delta: { role: 'assistant', content: null, tool_calls: calls }, finish_reason: null }] })}\n\n`);
+    res.write(`data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model, choices: [{ index: 0, delta: {}, finish_reason: 'tool_calls' }], usage })}\n\n`);
+    res.end('data: [DONE]\n\n');
+    return;
+  }
+  const message = { role: 'assistant', content: null, tool_calls: calls.map(({ index: _index, ...c }) => c) };
+  res.writeHead(200, { 'content-type': 'application/json' });
+  res.end(JSON.stringify({ id, object: 'chat.completion', created, model, choices: [{ index: 0, message, finish_reason: 'tool_calls', logprobs: null }], usage }));
 }
 
 /** Starts the fake on 127.0.0.1 (random port). The default responder answers "ok". */
