@@ -5,13 +5,14 @@
 import { createRequire } from 'node:module';
 import { SpanKind, trace } from '@opentelemetry/api';
 import { OpenAIInstrumentation } from '@opentelemetry/instrumentation-openai';
+import type * as OpenAIv6 from 'openai-v6';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeOpenAI, type FakeOpenAI } from '../../fakes/openai-server.ts';
 import { RAG, RAG_REPLY, contextBlock, expectRagTriplet, replayOtlp, startHarness, triplets, type Harness } from '../helpers/harness.ts';
 
 // The instrumentation patches openai < 7 only; ragwatch itself uses openai 7 (alias devDependency).
 const require = createRequire(import.meta.url);
-const openaiV6 = require('openai-v6') as typeof import('openai-v6');
+const openaiV6 = require('openai-v6') as typeof OpenAIv6;
 
 let fake: FakeOpenAI;
 let h: Harness;
