@@ -31,9 +31,17 @@ export interface Step<T> {
   parse(content: string): { ok: true; value: T } | { ok: false; problem: string };
 }
 
+// Keywords strict structured output does not accept; zod still enforces them on the answer.
+const UNPORTABLE = new Set(['$schema', 'minLength', 'maxLength']);
+
+function portable(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(portable);
+  if (typeof node !== 'object' || node === null) return node;
+  return Object.fromEntries(Object.entries(node).filter(([k]) => !UNPORTABLE.has(k)).map(([k, v]) => [k, portable(v)]));
+}
+
 function toJsonSchema(schema: z.ZodType): Record<string, unknown> {
-  const { $schema: _drop, ...rest } = z.toJSONSchema(schema) as Record<string, unknown>;
-  return rest;
+  return portable(z.toJSONSchema(schema)) as Record<string, unknown>;
 }
 
 function idEnum(ids: readonly string[]): z.ZodType<string> {
@@ -89,9 +97,9 @@ export interface DecomposeOutput {
 export function decomposeStep(query: string, response: string, sources: ReadonlyArray<{ id: string; content: string }>): Step<DecomposeOutput> {
   const boundary = newBoundary([query, response, ...sources.map((s) => s.content)]);
   const ids = sources.map((s) => s.id);
-  const list = z.array(z.string().min(1)).max(MAX_ITEMS);
+  const list = z.array(z.string().trim().min(1)).max(MAX_ITEMS);
   const schema = z.strictObject({
-    call: z.literal(boundary.nonce),
+    call: z.enum([boundary.nonce]),
     subQuestions: list,
     claims: list,
     sources: z.array(z.strictObject({ id: idEnum(ids), facts: list })).max(ids.length),
@@ -135,7 +143,7 @@ export function responseMatchStep(
   const claimIds = claims.map((c) => c.id);
   const qIds = subQuestions.map((q) => q.id);
   const schema = z.strictObject({
-    call: z.literal(boundary.nonce),
+    call: z.enum([boundary.nonce]),
     claims: z.array(z.strictObject({ id: idEnum(claimIds), essential: z.boolean(), verdict: z.enum(['supported', 'contradicted', 'not_in_sources']) })).max(MAX_ITEMS),
     subQuestions: z.array(z.strictObject({ id: idEnum(qIds), coveredByResponse: z.boolean() })).max(MAX_ITEMS),
   });
@@ -188,7 +196,7 @@ export function sourceMatchStep(
   const factIds = sources.flatMap((s) => s.facts.map((f) => f.id));
   const qIds = subQuestions.map((q) => q.id);
   const schema = z.strictObject({
-    call: z.literal(boundary.nonce),
+    call: z.enum([boundary.nonce]),
     sources: z.array(z.strictObject({ id: idEnum(sourceIds), essential: z.boolean(), facts: z.array(z.strictObject({ id: idEnum(factIds), essential: z.boolean() })).max(MAX_ITEMS) })).max(MAX_ITEMS),
     subQuestions: z.array(z.strictObject({ id: idEnum(qIds), coveredBySources: z.boolean() })).max(MAX_ITEMS),
   });
