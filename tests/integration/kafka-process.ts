@@ -1,0 +1,168 @@
+/**
+ * Helpers for the Kafka integration tests: runs `ragwatch collector` / `ragwatch scorer` as real
+ * child processes (the CLI from the sources, on the test runner's Node) with a temporary config,
+ * sends OTLP traffic, scrapes /metrics, and reads topics with a throwaway consumer group.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Kafka, logLevel, type Consumer, type KafkaMessage } from 'kafkajs';
+import { openInferenceTrace } from '../helpers/otlp.ts';
+import { metricValue } from '../helpers/process.ts';
+
+const CLI = fileURLToPath(new URL('../../src/cli.ts', import.meta.url));
+
+/** A running collector or scorer. */
+export interface RoleProcess {
+  child: ChildProcess;
+  pid: number;
+  /** Metrics/API base URL, e.g. `http://127.0.0.1:1234`. */
+  apiUrl: string;
+  /** OTLP traces URL (collector only). */
+  otlpUrl: string | undefined;
+  output(): string;
+  exited: Promise<number | string>;
+  /** SIGKILLs if running, removes the temp dir. Idempotent. */
+  cleanup(): Promise<void>;
+}
+
+/** Starts `ragwatch <role> -c <tmp>` and resolves once its HTTP server listens. */
+export async function startRole(role: 'collector' | 'scorer', config: Record<string, unknown>, startTimeoutMs = 30_000): Promise<RoleProcess> {
+  const dir = mkdtempSync(join(tmpdir(), `ragwatch-${role}-`));
+  const file = join(dir, 'ragwatch.json.yaml');
+  writeFileSync(file, JSON.stringify(config));
+  const env = { ...process.env };
+  delete env.RAGWATCH_CONFIG;
+  const script = `const { main } = await import(${JSON.stringify(CLI)}); await main(process.argv.slice(1));`;
+  const child = spawn(process.execPath, ['--input-type=module', '-e', script, role, '-c', file], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let raw = '';
+  let pending = '';
+  let started: (v: { api: string; otlp?: string }) => void;
+  const startedP = new Promise<{ api: string; otlp?: string }>((r) => (started = r));
+  child.stdout!.on('data', (c: Buffer) => (raw += c.toString()));
+  child.stderr!.on('data', (c: Buffer) => {
+    const s = c.toString();
+    raw = (raw + s).slice(-200_000);
+    pending += s;
+    const lines = pending.split('\n');
+    pending = lines.pop() ?? '';
+    for (const line of lines) {
+      try {
+        const rec = JSON.parse(line) as Record<string, unknown>;
+        const metrics = typeof rec.metrics === 'string' ? rec.metrics.replace(/\/metrics$/, '') : undefined;
+        if (metrics && (rec.msg === 'ragwatch started' || rec.msg === 'ragwatch scorer started')) {
+          started({ api: metrics, ...(typeof rec.otlp === 'string' ? { otlp: rec.otlp } : {}) });
+        }
+      } catch {
+        // not a JSON log line
+      }
+    }
+  });
+  const exited = new Promise<number | string>((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal ?? -1)));
+  let cleaned: Promise<void> | undefined;
+  const cleanup = () =>
+    (cleaned ??= (async () => {
+      if (child.exitCode === null && child.signalCode === null) {
+        child.kill('SIGKILL');
+        await exited;
+      }
+      rmSync(dir, { recursive: true, force: true });
+    })());
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${role} did not start:\n${raw.slice(-2000)}`)), startTimeoutMs);
+  });
+  const early = exited.then((e) => Promise.reject(new Error(`${role} exited early (${e}):\n${raw.slice(-2000)}`)));
+  try {
+    const urls = await Promise.race([startedP, timeout, early]);
+    return { child, pid: child.pid!, apiUrl: urls.api, otlpUrl: urls.otlp, output: () => raw, exited, cleanup };
+  } catch (err) {
+    await cleanup();
+    throw err;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * Config for a role process against `brokers`, with test-sized timeouts. With `judgeBaseUrl` the
+ * scorers use the LLM judge against the fake OpenAI-compatible server (the only allowed fake),
+ * else the embedded judge.
+ */
+export function roleConfig(brokers: string[], prefix: string, kafka: Record<string, unknown> = {}, judgeBaseUrl?: string): Record<string, unknown> {
+  const { producer, consumer, ...rest } = kafka as { producer?: Record<string, unknown>; consumer?: Record<string, unknown> };
+  return {
+    server: { host: '127.0.0.1', otlpPort: 0, httpPort: 0, shutdownGraceMs: 3_000 },
+    capture: { traceIdleMs: 200 },
+    transport: {
+      kind: 'kafka',
+      kafka: {
+        brokers,
+        groupId: `${prefix}-scorers`,
+        connectionTimeoutMs: 500,
+        topics: { triplets: `${prefix}.triplets.v1`, scores: `${prefix}.scores.v1`, dlq: `${prefix}.triplets.dlq` },
+        producer: { lingerMs: 5, maxRetryBackoffMs: 300, ...producer },
+        consumer: { sessionTimeoutMs: 6_000, heartbeatIntervalMs: 500, fetchMaxWaitMs: 200, ...consumer },
+        ...rest,
+      },
+    },
+    judge: judgeBaseUrl
+      ? { kind: 'llm', baseUrl: judgeBaseUrl, apiKey: 'test-key', concurrency: 4, llm: { embeddings: 'endpoint', maxConcurrentRequests: 8, timeoutMs: 10_000 } }
+      : { kind: 'embedded' },
+    metrics: { processMetrics: false },
+    log: { level: 'info' },
+  };
+}
+
+/**
+ * Posts `count` one-trace-each RAG requests as OTLP/JSON in requests of `perRequest` traces;
+ * returns the trace ids. Texts cycle over `variants` contents (real traffic repeats questions and
+ * chunks; the judge's content cache keeps the suite fast), trace ids are all distinct.
+ */
+export async function sendTraces(otlpUrl: string, count: number, perRequest = 50, tag = 'q', variants = 20): Promise<string[]> {
+  const ids: string[] = [];
+  for (let start = 0; start < count; start += perRequest) {
+    const resourceSpans: unknown[] = [];
+    for (let n = start; n < Math.min(count, start + perRequest); n++) {
+      const i = n % variants;
+      const { body, traceId } = openInferenceTrace({
+        query: `What is item ${tag}-${i}?`,
+        documents: [{ id: `d${i}`, content: `Item ${tag}-${i} is a blue widget made in 2021.` }],
+        response: `Item ${tag}-${i} is a blue widget.`,
+        startMs: Date.now() - 3_000,
+      });
+      ids.push(traceId);
+      resourceSpans.push(...(body.resourceSpans as unknown[]));
+    }
+    const res = await fetch(otlpUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ resourceSpans }) });
+    if (res.status !== 200) throw new Error(`OTLP POST answered ${res.status}: ${await res.text()}`);
+  }
+  return ids;
+}
+
+/** Scrapes one value (summed over matching series) from a process' /metrics; 0 when absent. */
+export async function scrape(apiUrl: string, name: string, labels: Record<string, string> = {}): Promise<number> {
+  const text = await (await fetch(`${apiUrl}/metrics`)).text();
+  return metricValue(text, name, labels) ?? 0;
+}
+
+/** A consumer that collects every message of a topic from the beginning. */
+export interface TopicReader {
+  messages: KafkaMessage[];
+  stop(): Promise<void>;
+}
+
+/** Starts collecting a topic (own consumer group, from the beginning). */
+export async function readTopic(brokers: string[], topic: string): Promise<TopicReader> {
+  const kafka = new Kafka({ brokers, logLevel: logLevel.NOTHING, retry: { retries: 10, initialRetryTime: 100 } });
+  const consumer: Consumer = kafka.consumer({ groupId: `reader-${randomUUID()}`, maxWaitTimeInMs: 200, sessionTimeout: 10_000 });
+  const messages: KafkaMessage[] = [];
+  await consumer.connect();
+  await consumer.subscribe({ topic, fromBeginning: true });
+  await consumer.run({ eachMessage: async ({ message }) => void messages.push(message) });
+  let stopped: Promise<void> | undefined;
+  return { messages, stop: () => (stopped ??= consumer.disconnect().catch(() => undefined)) };
+}
