@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { METRIC_NAMES, type MetricName } from '../../triplet.ts';
 
 /** A Prometheus duration with one unit (`30s`, `10m`, `1h`, `500ms`), as rules and `for:` need it. */
 export const promDuration = z
@@ -53,7 +54,9 @@ export const DEFAULT_ALERT_METRICS = {
 export const alertsSection = z
   .object({
     /** Per judge metric (a ScoreRecord metric name): threshold and alert settings. Replaces the defaults when given. */
-    metrics: z.record(z.string().regex(/^[a-z][a-z0-9_]*$/), metricAlertSchema).prefault(() => structuredClone(DEFAULT_ALERT_METRICS)),
+    metrics: z
+      .partialRecord(z.enum(METRIC_NAMES as unknown as [MetricName, ...MetricName[]]), metricAlertSchema)
+      .prefault(() => structuredClone(DEFAULT_ALERT_METRICS)),
     /** Default `keep_firing_for:`; `"0s"` omits the field (Prometheus < 2.42 rejects it). Default `5m`. */
     keepFiringFor: z.union([promDuration, z.literal('0s')]).default('5m'),
     /** Evaluation interval of the generated rule groups. Default `30s`. */
