@@ -96,7 +96,7 @@ describe('fault 7: canary PII through the whole pipeline', () => {
       await post(rw.otlpUrl, JSON.stringify(body), 1, stats);
     }
     // Wait until every sampled triplet is scored or failed.
-    let metrics = new Map<string, number>();
+    let metrics: Map<string, number>;
     const until = Date.now() + 90_000;
     for (;;) {
       metrics = parseMetrics(await (await fetch(`${rw.apiUrl}/metrics`)).text());
