@@ -111,8 +111,13 @@ const pos = await sims(PARAPHRASES);
 const neg = await sims(negatives);
 const table = [];
 for (let t = 0.5; t <= 0.951; t += 0.05) {
-  table.push({ threshold: +t.toFixed(2), paraphrase_recall: +(pos.filter((x) => x >= t).length / pos.length).toFixed(3), distinct_false_positive_rate: +(neg.filter((x) => x >= t).length / neg.length).toFixed(4) });
+  const recall = pos.filter((x) => x >= t).length / pos.length;
+  const fpr = neg.filter((x) => x >= t).length / neg.length;
+  table.push({ threshold: +t.toFixed(2), paraphrase_recall: +recall.toFixed(3), distinct_false_positive_rate: +fpr.toFixed(4), youden_j: +(recall - fpr).toFixed(3) });
 }
-const chosen = table.find((row) => row.distinct_false_positive_rate <= 0.01);
-console.log(JSON.stringify({ sd_threshold_calibration: table, paraphrase_pairs: pos.length, distinct_pairs: neg.length, chosen_threshold_fpr_le_1pct: chosen?.threshold ?? null }));
+// Rule: maximise Youden's J; among thresholds within 0.01 of the best J take the highest, because a
+// false "repeat" lowers SD and can page someone, while a missed paraphrase only hides padding.
+const bestJ = Math.max(...table.map((r) => r.youden_j));
+const chosen = table.filter((r) => r.youden_j >= bestJ - 0.01).at(-1);
+console.log(JSON.stringify({ sd_threshold_calibration: table, paraphrase_pairs: pos.length, distinct_pairs: neg.length, chosen_threshold: chosen?.threshold ?? null }));
 await judge.shutdown();
