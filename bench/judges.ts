@@ -47,6 +47,7 @@ function naiveCalls(sources: number, claims: number, subQuestions: number, facts
 async function pass(answerOf: (r: Row) => string) {
   const calls: number[] = [];
   const tokens: number[] = [];
+  const output: number[] = [];
   const naive: number[] = [];
   for (const [i, r] of rows.entries()) {
     fake.requests.length = 0;
@@ -56,10 +57,11 @@ async function pass(answerOf: (r: Row) => string) {
     const facts = fake.requests.map(parsePrompt).filter((p) => p.step === 'source_match').reduce((n, p) => n + p.blocks.filter((b) => b.kind === 'fact').length, 0);
     calls.push(res.usage.calls);
     tokens.push(res.usage.inputTokens + res.usage.outputTokens);
+    output.push(res.usage.outputTokens);
     naive.push(naiveCalls(t.sources.length, res.details.claims.length, res.details.subQuestions.length, facts));
   }
   const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
-  return { calls: mean(calls), maxCalls: Math.max(...calls), tokens: mean(tokens), naive: mean(naive) };
+  return { calls: mean(calls), maxCalls: Math.max(...calls), tokens: mean(tokens), output: mean(output), naive: mean(naive) };
 }
 
 const cold = await pass((r) => r.right_answer);
@@ -68,6 +70,8 @@ emit({ bench: 'judges', figure: 'judge_calls_per_triplet_cold', value: cold.call
 emit({ bench: 'judges', figure: 'judge_calls_per_triplet_warm', value: warm.calls, unit: 'calls', baseline: warm.naive, ratio: warm.calls / warm.naive });
 emit({ bench: 'judges', figure: 'judge_calls_per_triplet_naive', value: cold.naive, unit: 'calls', baseline: null, ratio: null });
 emit({ bench: 'judges', figure: 'judge_tokens_per_triplet', value: cold.tokens, unit: 'tokens', baseline: null, ratio: null });
+emit({ bench: 'judges', figure: 'judge_output_tokens_per_triplet', value: cold.output, unit: 'tokens', baseline: cold.tokens, ratio: cold.output / cold.tokens });
+emit({ bench: 'judges', figure: 'judge_calls_per_triplet_cold_max', value: cold.maxCalls, unit: 'calls', baseline: null, ratio: null });
 emit({ bench: 'judges', figure: 'judge_tokens_per_triplet_warm', value: warm.tokens, unit: 'tokens', baseline: cold.tokens, ratio: warm.tokens / cold.tokens });
 await judge.shutdown();
 await fake.close();
