@@ -1,0 +1,62 @@
+/**
+ * The custom convention: app-set attributes (`rag.query`, `rag.response`, `rag.sources`) on spans
+ * from a real OTel SDK tracer, and the prompt-source extractor.
+ */
+import { trace } from '@opentelemetry/api';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CUSTOM_DEFAULTS, createPromptSourceExtractor } from '../../../src/capture/mappers/custom.ts';
+import { RAG, contextBlock, expectRagTriplet, startHarness, triplets, type Harness } from '../helpers/harness.ts';
+
+let h: Harness;
+
+beforeAll(async () => {
+  h = startHarness({ config: { capture: { custom: { queryAttributes: ['app.question'], responseAttributes: ['app.answer'], sourcesAttributes: ['app.sources'] } } } });
+  const tracer = trace.getTracer('rag-app');
+  tracer.startActiveSpan('answer', (span) => {
+    tracer.startSpan('search', { attributes: { 'app.question': RAG.query, 'app.sources': JSON.stringify(RAG.docs) } }).end();
+    span.setAttributes({ 'app.question': RAG.query, 'app.answer': RAG.answer });
+    span.end();
+  });
+  // A generation whose sources attribute holds no document content: incomplete, not guessed.
+  tracer.startActiveSpan('answer-without-content', (span) => {
+    span.setAttributes({ 'app.question': RAG.query, 'app.answer': RAG.answer, 'app.sources': JSON.stringify(RAG.docs.map((d) => ({ id: d.id, score: d.score }))) });
+    span.end();
+  });
+  await h.flush();
+});
+
+afterAll(() => h.shutdown());
+
+describe('custom mapper', () => {
+  it('reads the configured attribute names and joins the span carrying the sources', () => {
+    expectRagTriplet(triplets(h.outcomes)[0], { convention: 'custom' });
+  });
+
+  it('ids and scores without content are not sources', () => {
+    const incomplete = h.outcomes.filter((o) => o.kind === 'incomplete');
+    expect(incomplete).toEqual([expect.objectContaining({ mapper: 'custom', missing: ['sources'] })]);
+  });
+});
+
+describe('prompt source extractor', () => {
+  const extract = createPromptSourceExtractor({ ...CUSTOM_DEFAULTS, promptContextPattern: String.raw`<context>\n?(?<context>[\s\S]*?)</context>` })!;
+
+  it('takes numbered documents from the system message and the question from the user message', () => {
+    const got = extract([
+      { role: 'system', content: `Answer from the context.\n<context>\n${contextBlock()}\n</context>` },
+      { role: 'user', content: RAG.query },
+    ]);
+    expect(got).toEqual({ sources: RAG.docs.map((d) => ({ id: d.id, content: d.content })), query: RAG.query });
+  });
+
+  it('with the block in the user message and no question pattern, the question is the rest of the message', () => {
+    const got = extract([{ role: 'user', content: `<context>${contextBlock()}</context>\n${RAG.query}` }]);
+    expect(got?.query).toBe(RAG.query);
+    expect(got?.sources.map((s) => s.id)).toEqual(['doc-1', 'doc-2']);
+  });
+
+  it('no match → undefined (the generation stays incomplete{sources})', () => {
+    expect(extract([{ role: 'user', content: RAG.query }])).toBeUndefined();
+    expect(createPromptSourceExtractor(CUSTOM_DEFAULTS)).toBeUndefined();
+  });
+});
