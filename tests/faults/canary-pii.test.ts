@@ -69,7 +69,12 @@ async function readTopic(brokers: string[], topic: string, want: number, timeout
   const out: string[] = [];
   await consumer.connect();
   await consumer.subscribe({ topic, fromBeginning: true });
-  await consumer.run({ eachMessage: async ({ message }) => void out.push(`${message.key?.toString() ?? ''} ${JSON.stringify(message.headers ?? {}, (_k, v: unknown) => (v && typeof v === 'object' && 'type' in v && (v as { type: string }).type === 'Buffer' ? Buffer.from((v as { data: number[] }).data).toString() : v))} ${message.value?.toString() ?? ''}`) });
+  await consumer.run({
+    eachMessage: async ({ message }) => {
+      const headers = Object.entries(message.headers ?? {}).map(([k, v]) => `${k}=${String(v)}`).join(',');
+      out.push(`${message.key?.toString() ?? ''} ${headers} ${message.value?.toString() ?? ''}`);
+    },
+  });
   const until = Date.now() + timeoutMs;
   while (out.length < want && Date.now() < until) await new Promise((r) => setTimeout(r, 200));
   await consumer.disconnect();
