@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { aggregateVerdicts } from '../../../src/judges/aggregate.ts';
+import { EndpointEmbedder } from '../../../src/judges/llm/endpoint-embedder.ts';
 import { LlmJudge, type LlmJudgeOptions } from '../../../src/judges/llm/llm-judge.ts';
 import type { JudgeResult } from '../../../src/judges/types.ts';
 import { createInstruments } from '../../../src/metrics/instruments.ts';
@@ -36,9 +37,10 @@ async function counter(instruments: ReturnType<typeof createInstruments>, name: 
 
 describe('LlmJudge end to end through an OpenAI-compatible endpoint', () => {
   it('scores all nine metrics in three calls and explains every component', async () => {
-    const { judge: j, instruments } = judge();
+    const { judge: j, instruments } = judge({ prices: { 'judge-model': { inputPerMillion: 2, outputPerMillion: 8 } } });
     const r = ok(await j.score(triplet(CLOCK_QUERY, CLOCK_SOURCES, CLOCK_RESPONSE)));
     expect(Object.keys(r.scores).sort()).toEqual([...LLM_METRICS].sort());
+    expect(await counter(instruments, 'ragwatch_judge_cost_total', { model: 'judge-model' })).toBeCloseTo((r.usage.inputTokens * 2 + r.usage.outputTokens * 8) / 1e6, 12);
     for (const v of Object.values(r.scores)) expect(v).toBeGreaterThanOrEqual(0);
     expect(r.usage.calls).toBe(3);
     expect(fake.requests).toHaveLength(3);
@@ -151,5 +153,17 @@ describe('malformed answers: one repair, then the triplet fails (never a score)'
     );
     const dup = await judge({ structuredOutput: 'json_object' }).judge.score(triplet(CLOCK_QUERY, CLOCK_SOURCES, CLOCK_RESPONSE));
     expect(dup).toMatchObject({ ok: false, error: { code: 'RAGWATCH_JUDGE_MALFORMED', message: expect.stringContaining('duplicate claims id') } });
+  });
+});
+
+describe('self-distinctness through the endpoint embeddings API', () => {
+  it('uses the vectors the endpoint returns', async () => {
+    // The fake endpoint returns the same vector for every input: every sentence repeats every other.
+    const { judge: j } = judge({ embedder: new EndpointEmbedder({ baseUrl: fake.baseURL, apiKey: 'test', model: 'embed-model' }) });
+    const r = ok(await j.score(triplet(CLOCK_QUERY, CLOCK_SOURCES, CLOCK_RESPONSE)));
+    expect(r.scores.response_self_distinctness).toBe(0);
+    expect(r.details.redundantSentences).toEqual([[0, 1], [0, 2], [1, 2]]);
+    const embedCall = fake.requests.find((q) => q.path.endsWith('/embeddings'))!;
+    expect(embedCall.body).toMatchObject({ model: 'embed-model', input: expect.arrayContaining(['The Chimnabai Clock Tower was completed in 1896.']) });
   });
 });
