@@ -3,6 +3,7 @@
  * @module
  */
 import { collectorCommand } from './commands/collector.ts';
+import { extractCommand } from './commands/extract.ts';
 import { rulesCommand } from './commands/rules.ts';
 import { scoreCommand } from './commands/score.ts';
 import { scorerCommand } from './commands/scorer.ts';
@@ -11,7 +12,7 @@ import type { Command } from './commands/types.ts';
 import { ConfigError, errorMessage } from './errors.ts';
 
 /** Every command, by name (one file each in src/commands/). */
-export const COMMANDS: ReadonlyMap<string, Command> = new Map([startCommand, collectorCommand, scorerCommand, scoreCommand, rulesCommand].map((c) => [c.name, c]));
+export const COMMANDS: ReadonlyMap<string, Command> = new Map([startCommand, collectorCommand, scorerCommand, scoreCommand, rulesCommand, extractCommand].map((c) => [c.name, c]));
 
 function usage(): string {
   const lines = [...COMMANDS.values()].map((c) => `  ${c.name.padEnd(12)} ${c.summary}`);

@@ -4,6 +4,8 @@
  */
 export { RagwatchSpanProcessor, fromReadableSpan } from './capture/span-processor.ts';
 export type { RagwatchSpanProcessorOptions, ReadableSpanLike } from './capture/span-processor.ts';
+export { RagwatchLogRecordProcessor, fromLogRecord } from './capture/log-processor.ts';
+export type { RagwatchLogRecordProcessorOptions, LogRecordLike } from './capture/log-processor.ts';
 export { Pipeline } from './pipeline.ts';
 export type { PipelineOptions } from './pipeline.ts';
 export { startApp } from './app.ts';

@@ -19,8 +19,8 @@ import { RAG, RAG_REPLY, expectRagTriplet, replayOtlp, startHarness, triplets, t
 
 /** A retriever over fixed documents; LangChain keeps ids/scores in metadata. */
 class FixedRetriever extends BaseRetriever {
-  lc_namespace = ['tests'];
-  _getRelevantDocuments(): Promise<Document[]> {
+  override lc_namespace = ['tests'];
+  override _getRelevantDocuments(): Promise<Document[]> {
     return Promise.resolve(RAG.docs.map((d) => new Document({ pageContent: d.content, metadata: { id: d.id, score: d.score } })));
   }
 }
