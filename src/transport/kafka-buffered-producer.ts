@@ -26,6 +26,8 @@ export interface BufferedKafkaProducerOptions {
   requestTimeoutMs?: number;
   /** Longest backoff between retries, milliseconds. Default 2000. */
   maxRetryBackoffMs?: number;
+  /** Batches sent at once (kafkajs pipelines them on its connections). Default 2. */
+  maxInFlightBatches?: number;
   /** Called with the number of messages acknowledged by the broker. Must not throw. */
   onDelivered?: (count: number) => void;
   /** Called with the number of messages dropped and why (`buffer_full`, `shutdown`). Must not throw. */
@@ -55,7 +57,14 @@ export class BufferedKafkaProducer {
   #connected = false;
   #buffer: Message[] = [];
   #head = 0;
-  #sending = false;
+  readonly #maxInFlight: number;
+  #activeSends = 0;
+  #inFlightMessages = 0;
+  #backoffUntilMs = 0;
+  /** Set once the shutdown deadline passed: failed batches are dropped instead of requeued. */
+  #abandoned = false;
+  /** Batches being sent; `settled` once counted (delivered, requeued or dropped). */
+  readonly #sends = new Set<{ size: number; settled: boolean }>();
   #timer: NodeJS.Timeout | undefined;
   #failures = 0;
   #closed = false;
@@ -72,12 +81,17 @@ export class BufferedKafkaProducer {
     this.#compression = (options.compression ?? 'gzip') === 'gzip' ? CompressionTypes.GZIP : CompressionTypes.None;
     this.#timeoutMs = options.requestTimeoutMs ?? 10_000;
     this.#maxBackoffMs = options.maxRetryBackoffMs ?? 2_000;
+    this.#maxInFlight = options.maxInFlightBatches ?? 2;
     this.#logger = options.logger ?? silentLogger;
     this.#producer = this.#newProducer();
   }
 
-  /** Messages buffered (including the batch being sent). */
+  /** Messages buffered, including the batches being sent. */
   get depth(): number {
+    return this.#queued + this.#inFlightMessages;
+  }
+
+  get #queued(): number {
     return this.#buffer.length - this.#head;
   }
 
@@ -136,15 +150,26 @@ export class BufferedKafkaProducer {
       clearTimeout(timer);
       if (this.#timer) clearTimeout(this.#timer);
       this.#timer = undefined;
-      const rest = this.depth;
+      // Batches still in flight settle by their own outcome (a failure from now on counts as a shutdown drop).
+      this.#abandoned = true;
+      const rest = this.#queued;
       if (rest > 0) {
         this.#buffer = [];
         this.#head = 0;
         this.#opts.onDropped?.(rest, 'shutdown');
-        this.#opts.onDepth?.(0);
-        this.#notifyIdle();
+        this.#opts.onDepth?.(this.depth);
       }
       await this.#disconnect(this.#producer);
+      // A send stuck past the disconnect is counted as dropped now; its late outcome is ignored.
+      for (const send of this.#sends) {
+        if (send.settled) continue;
+        send.settled = true;
+        this.#inFlightMessages -= send.size;
+        this.#opts.onDropped?.(send.size, 'shutdown');
+      }
+      this.#sends.clear();
+      this.#opts.onDepth?.(this.depth);
+      if (this.depth === 0) this.#notifyIdle();
     })();
     return this.#shutdown;
   }
@@ -160,8 +185,9 @@ export class BufferedKafkaProducer {
     clearTimeout(timer);
   }
 
-  #schedule(delayMs: number): void {
-    if (this.#sending || this.depth === 0) return;
+  #schedule(requestedMs: number): void {
+    if (this.#activeSends >= this.#maxInFlight || this.#queued === 0) return;
+    const delayMs = Math.max(requestedMs, this.#backoffUntilMs - Date.now());
     if (this.#timer) {
       if (delayMs > 0) return;
       clearTimeout(this.#timer);
@@ -174,26 +200,40 @@ export class BufferedKafkaProducer {
   }
 
   async #sendOnce(): Promise<void> {
-    if (this.#sending || this.depth === 0) return;
-    this.#sending = true;
+    if (this.#activeSends >= this.#maxInFlight || this.#queued === 0) return;
     const batch = this.#buffer.slice(this.#head, this.#head + this.#batchMax);
+    this.#head += batch.length;
+    if (this.#head > 4096 && this.#head * 2 > this.#buffer.length) {
+      this.#buffer = this.#buffer.slice(this.#head);
+      this.#head = 0;
+    }
+    this.#activeSends++;
+    this.#inFlightMessages += batch.length;
+    const send = { size: batch.length, settled: false };
+    this.#sends.add(send);
+    if (this.#queued >= this.#batchMax) this.#schedule(0);
     let nextDelay = 0;
     try {
       await this.sendNow(this.#topic, batch);
-      this.#head += batch.length;
-      if (this.#head > 4096 && this.#head * 2 > this.#buffer.length) {
-        this.#buffer = this.#buffer.slice(this.#head);
+      this.#failures = 0;
+      if (!send.settled) this.#opts.onDelivered?.(batch.length);
+    } catch (err) {
+      if (send.settled) {
+        // Already counted as a shutdown drop.
+      } else if (this.#abandoned) {
+        this.#opts.onDropped?.(batch.length, 'shutdown');
+      } else {
+        // Back to the front of the buffer: it is retried before newer messages.
+        this.#buffer = batch.concat(this.#buffer.slice(this.#head));
         this.#head = 0;
       }
-      this.#failures = 0;
-      this.#opts.onDelivered?.(batch.length);
-    } catch (err) {
       this.#failures++;
       this.#opts.onSendError?.(err);
       if (this.#failures === 1 || this.#failures % 20 === 0) {
         this.#logger.warn({ topic: this.#topic, buffered: this.depth, failures: this.#failures, err: errorMessage(err) }, 'kafka send failed; buffering and retrying');
       }
       nextDelay = Math.min(this.#maxBackoffMs, 100 * 2 ** Math.min(this.#failures, 10));
+      this.#backoffUntilMs = Date.now() + nextDelay;
       if (this.#failures % RECREATE_AFTER_FAILURES === 0) {
         const old = this.#producer;
         this.#producer = this.#newProducer();
@@ -201,7 +241,10 @@ export class BufferedKafkaProducer {
         void this.#disconnect(old);
       }
     } finally {
-      this.#sending = false;
+      this.#activeSends--;
+      if (!send.settled) this.#inFlightMessages -= batch.length;
+      send.settled = true;
+      this.#sends.delete(send);
     }
     this.#opts.onDepth?.(this.depth);
     if (this.depth === 0) this.#notifyIdle();

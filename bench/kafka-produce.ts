@@ -1,0 +1,143 @@
+/**
+ * Kafka produce throughput into the librdkafka mock cluster vs raw kafkajs `send` of the same
+ * payloads in the same batch size (500, acks=all, gzip, sequentially awaited). Rounds alternate
+ * and the medians are compared. Needs `kcat` (Debian package).
+ *
+ * - kafka_produce_ratio_vs_raw: the collector's transport path — sampled triplets →
+ *   `KafkaTripletProducer.send` (serialize, size check, bounded buffer) → batches → acknowledged.
+ * - collector_e2e_ratio_vs_raw: the whole collector — spans → capture (assembly, mapping,
+ *   redaction) → sampling → producer → acknowledged; capture runs concurrently with sending.
+ * Absolute triplets/s go to stderr.
+ */
+import { randomBytes } from 'node:crypto';
+import { CompressionTypes, Kafka, logLevel, Partitioners, type Message } from 'kafkajs';
+import type { CapturedSpan } from '../src/capture/types.ts';
+import { loadConfig } from '../src/config/load.ts';
+import { createInstruments } from '../src/metrics/instruments.ts';
+import { Pipeline } from '../src/pipeline.ts';
+import { createKafka } from '../src/transport/kafka-client.ts';
+import { KafkaTripletProducer } from '../src/transport/kafka-producer.ts';
+import type { SampledTriplet } from '../src/triplet.ts';
+import { SCHEMA_VERSION } from '../src/triplet.ts';
+import { startKafkaMock } from '../tests/helpers/kafka-mock.ts';
+import { which } from '../tests/helpers/prometheus.ts';
+import { emit, median, QUICK } from './lib.ts';
+
+const N = QUICK ? 2_000 : 10_000;
+const ROUNDS = QUICK ? 3 : 5;
+const BATCH = 500;
+
+function ragTrace(i: number): CapturedSpan[] {
+  const traceId = randomBytes(16).toString('hex');
+  const t0 = Date.now() - 5_000;
+  const base = { traceId, kind: 1, events: [], droppedEventsCount: 0, resource: { 'service.name': 'bench-rag' }, scope: 'bench' };
+  const docs: Record<string, string | number> = {};
+  for (let d = 0; d < 3; d++) {
+    docs[`retrieval.documents.${d}.document.content`] = `Document ${d} about topic ${i}: the widget was made in 2021 by ACME. `.repeat(4);
+    docs[`retrieval.documents.${d}.document.id`] = `doc-${d}`;
+  }
+  const retriever: CapturedSpan = { ...base, spanId: randomBytes(8).toString('hex'), name: 'retrieve', startMs: t0, endMs: t0 + 20, attributes: { 'openinference.span.kind': 'RETRIEVER', 'input.value': `What about topic ${i}?`, ...docs } };
+  const llm: CapturedSpan = {
+    ...base,
+    spanId: randomBytes(8).toString('hex'),
+    name: 'ChatCompletion',
+    startMs: t0 + 30,
+    endMs: t0 + 900,
+    attributes: {
+      'openinference.span.kind': 'LLM',
+      'llm.model_name': 'gpt-4o-mini',
+      'llm.input_messages.0.message.role': 'user',
+      'llm.input_messages.0.message.content': `What about topic ${i}?`,
+      'llm.output_messages.0.message.role': 'assistant',
+      'llm.output_messages.0.message.content': `Topic ${i} is a widget made in 2021 by ACME. It is blue.`,
+    },
+  };
+  return [retriever, llm];
+}
+
+async function collectorRound(brokers: string[], topic: string, traces: CapturedSpan[][], keep?: SampledTriplet[]): Promise<number> {
+  const config = loadConfig({
+    env: {},
+    overrides: {
+      transport: { kind: 'kafka', kafka: { brokers, topics: { triplets: topic }, producer: { batchMaxMessages: BATCH, maxBufferMessages: N * 2 } } },
+      metrics: { processMetrics: false },
+    },
+  });
+  const pipeline = new Pipeline({ config, role: 'collector' });
+  await pipeline.start();
+  if (keep) {
+    const send = pipeline.producer!.send.bind(pipeline.producer);
+    pipeline.producer!.send = (t) => (keep.push(t), send(t));
+  }
+  const started = performance.now();
+  for (let i = 0; i < traces.length; i += BATCH) {
+    for (const spans of traces.slice(i, i + BATCH)) pipeline.ingestSpans(spans, 'otlp');
+    await pipeline.capture.forceFlush();
+    // Let the producer's I/O run between ingest requests, as in a live collector.
+    await new Promise((r) => setImmediate(r));
+  }
+  await pipeline.forceFlush();
+  const elapsed = performance.now() - started;
+  const produced = (await pipeline.instruments.produced.get()).values[0]?.value ?? 0;
+  await pipeline.shutdown(2_000);
+  if (produced !== traces.length) throw new Error(`collector produced ${produced} of ${traces.length}`);
+  return (traces.length / elapsed) * 1000;
+}
+
+async function producerRound(brokers: string[], topic: string, triplets: SampledTriplet[]): Promise<number> {
+  const section = loadConfig({ env: {}, overrides: { transport: { kafka: { brokers, topics: { triplets: topic }, producer: { batchMaxMessages: BATCH, maxBufferMessages: N * 2 } } } } }).transport.kafka;
+  const instruments = createInstruments({ processMetrics: false });
+  const producer = new KafkaTripletProducer({ kafka: createKafka(section), section, instruments });
+  await producer.connect();
+  const started = performance.now();
+  for (const t of triplets) producer.send(t);
+  await producer.forceFlush();
+  const elapsed = performance.now() - started;
+  await producer.shutdown(2_000);
+  const produced = (await instruments.produced.get()).values[0]?.value ?? 0;
+  if (produced !== triplets.length) throw new Error(`producer delivered ${produced} of ${triplets.length}`);
+  return (triplets.length / elapsed) * 1000;
+}
+
+async function rawRound(brokers: string[], topic: string, payloads: Message[]): Promise<number> {
+  const producer = new Kafka({ brokers, logLevel: logLevel.NOTHING }).producer({ idempotent: false, createPartitioner: Partitioners.DefaultPartitioner });
+  await producer.connect();
+  const started = performance.now();
+  for (let i = 0; i < payloads.length; i += BATCH) {
+    await producer.send({ topic, messages: payloads.slice(i, i + BATCH), acks: -1, compression: CompressionTypes.GZIP });
+  }
+  const elapsed = performance.now() - started;
+  await producer.disconnect();
+  return (payloads.length / elapsed) * 1000;
+}
+
+if (!which('kcat')) {
+  process.stderr.write('bench kafka-produce: kcat is not installed (apt-get install -y kcat); skipped\n');
+  process.exit(process.env.CI === 'true' ? 1 : 0);
+}
+const mock = await startKafkaMock();
+try {
+  const topic = 'bench.triplets.v1';
+  // Warm-up: creates the topic, JITs both paths, and records the exact payloads the collector sends.
+  const sample: SampledTriplet[] = [];
+  await collectorRound(mock.brokers, topic, Array.from({ length: N }, (_, i) => ragTrace(i)), sample);
+  const payloads: Message[] = sample.map((t) => ({ key: t.traceId, value: JSON.stringify(t), headers: { 'schema-version': SCHEMA_VERSION, 'content-type': 'application/json' } }));
+  await rawRound(mock.brokers, topic, payloads);
+  await producerRound(mock.brokers, topic, sample);
+  const e2e: number[] = [];
+  const transport: number[] = [];
+  const raw: number[] = [];
+  for (let r = 0; r < ROUNDS; r++) {
+    raw.push(await rawRound(mock.brokers, topic, payloads));
+    transport.push(await producerRound(mock.brokers, topic, sample));
+    e2e.push(await collectorRound(mock.brokers, topic, Array.from({ length: N }, (_, i) => ragTrace(i))));
+  }
+  const base = median(raw);
+  const ratio = median(transport) / base;
+  const e2eRatio = median(e2e) / base;
+  process.stderr.write(`kafka-produce: raw ${base.toFixed(0)}/s, transport path ${median(transport).toFixed(0)}/s, collector end-to-end ${median(e2e).toFixed(0)}/s (${N} triplets, ${ROUNDS} rounds)\n`);
+  emit({ bench: 'kafka', figure: 'kafka_produce_ratio_vs_raw', value: ratio, unit: 'ratio', baseline: 1, ratio });
+  emit({ bench: 'kafka', figure: 'collector_e2e_ratio_vs_raw', value: e2eRatio, unit: 'ratio', baseline: 1, ratio: e2eRatio });
+} finally {
+  await mock.stop();
+}
