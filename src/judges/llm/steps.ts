@@ -17,7 +17,7 @@ import { newBoundary, systemPrompt, tailReminder, wrapUntrusted, type Boundary }
 export const PROMPT_VERSION = 'v1';
 
 /** Most items accepted in one list (bounds cost and output size). */
-const MAX_ITEMS = 64;
+const MAX_ITEMS = 128;
 
 /** A prepared call: messages, schema, and the validator that turns raw content into typed output. */
 export interface Step<T> {
