@@ -28,8 +28,17 @@ export interface RagwatchProcess {
   cleanup(): Promise<void>;
 }
 
-/** Starts `ragwatch start -c <tmp.yaml>` and resolves once both servers listen. */
-export async function startRagwatch(config: Record<string, unknown>, options: { startTimeoutMs?: number } = {}): Promise<RagwatchProcess> {
+/** Options of {@link startRagwatch}. */
+export interface StartOptions {
+  /** Role to run. Default `start`. */
+  command?: 'start' | 'collector' | 'scorer';
+  /** Default 30000. */
+  startTimeoutMs?: number;
+}
+
+/** Starts `ragwatch <command> -c <tmp.yaml>` and resolves once its servers listen (its "started" log line). */
+export async function startRagwatch(config: Record<string, unknown>, options: StartOptions = {}): Promise<RagwatchProcess> {
+  const command = options.command ?? 'start';
   const dir = mkdtempSync(join(tmpdir(), 'ragwatch-fault-'));
   const file = join(dir, 'ragwatch.yaml');
   // JSON is valid YAML.
@@ -37,7 +46,7 @@ export async function startRagwatch(config: Record<string, unknown>, options: { 
   const script = `const { main } = await import(${JSON.stringify(CLI)}); await main(process.argv.slice(1));`;
   const env = { ...process.env };
   delete env.RAGWATCH_CONFIG;
-  const child = spawn(process.execPath, ['--input-type=module', '-e', script, 'start', '-c', file], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--input-type=module', '-e', script, command, '-c', file], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   const logs: Array<Record<string, unknown>> = [];
   let raw = '';
   let pending = '';
@@ -54,7 +63,7 @@ export async function startRagwatch(config: Record<string, unknown>, options: { 
       try {
         const rec = JSON.parse(line) as Record<string, unknown>;
         logs.push(rec);
-        if (rec.msg === 'ragwatch started') started({ otlp: String(rec.otlp), metrics: String(rec.metrics) });
+        if (typeof rec.msg === 'string' && /^ragwatch (?:\w+ )?started$/.test(rec.msg)) started({ otlp: String(rec.otlp ?? ''), metrics: String(rec.metrics) });
       } catch {
         logs.push({ text: line });
       }
