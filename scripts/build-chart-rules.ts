@@ -5,7 +5,9 @@
  * `files/rules-alerts.yaml` = the `config.alerts` it was generated from (the chart refuses to render
  * these rules when a release's config.alerts differs).
  *
- * `--check` writes nothing and exits 1 when a committed file differs.
+ * `--check` writes nothing and exits 1 when a committed file differs. `--values FILE` prints the rules
+ * for another values file's `config` (what `ragwatch rules -c` prints for that config), e.g.
+ * `node scripts/build-chart-rules.ts --values my-values.yaml > rules.yaml`.
  * @module
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -46,7 +48,10 @@ export function buildChartRules(check: boolean): string[] {
   return stale;
 }
 
-if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1] && process.argv[2] === '--values') {
+  // `--values FILE`: print the rules for that values file's `config` (for --set-file prometheusRule.rules=...).
+  process.stdout.write(rulesYaml(loadConfig({ env: {}, overrides: valuesConfig(process.argv[3] ?? '') })));
+} else if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   const check = process.argv.includes('--check');
   const stale = buildChartRules(check);
   if (check && stale.length > 0) {

@@ -2,16 +2,18 @@
  * The Grafana dashboards: committed JSON equals a fresh build, shared variables and links exist,
  * every PromQL expression parses (Lezer, macros substituted), and — on a real Prometheus that
  * scraped `ragwatch start` fed by `npm run demo` traffic — every expression evaluates and returns
- * a non-empty result, except the panels listed in EMPTY_ON_START with the reason.
+ * a non-empty result, except the panels listed in EMPTY_ON_START with the reason. The same live
+ * setup (the chart's test-alert config and its `ragwatch rules`) proves docs/deploy.md's test alert fires.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DASHBOARD_DIRS, buildDashboards } from '../../scripts/build-dashboards.ts';
 import { DASHBOARDS, dashboardJson } from '../../dashboards/src/index.ts';
-import { haveBinaries, promQuery, scratchDir, startPrometheus, type LoopbackProcess } from '../helpers/prometheus.ts';
-import { ROOT, freePort, spawnRagwatch, waitFor, type RagwatchProcess } from '../helpers/process.ts';
+import { haveBinaries, promAlerts, promQuery, scratchDir, startPrometheus, type LoopbackProcess } from '../helpers/prometheus.ts';
+import { BIN, ROOT, freePort, spawnRagwatch, waitFor, type RagwatchProcess } from '../helpers/process.ts';
+import { helmTemplate, ofKind, type K8sObject } from './chart-render.ts';
 import { panelQueries, promqlSyntaxError, substitute, type PanelQuery } from './dashboard-queries.ts';
 
 const SUBST = { rateInterval: '20s', window: '2m', metric: 'response_self_distinctness' };
@@ -83,8 +85,8 @@ describe('dashboards (offline)', () => {
   });
 });
 
-describe('dashboards on a live Prometheus scraping `ragwatch start` with demo traffic', () => {
-  const enabled = haveBinaries('dashboard PromQL on a live Prometheus', 'prometheus');
+describe('live: ragwatch start (chart test-alert config) + npm run demo + Prometheus with the chart rules', () => {
+  const enabled = haveBinaries('dashboard PromQL and test alert on a live Prometheus', 'prometheus');
   let ragwatch: RagwatchProcess | undefined;
   let demo: ChildProcess | undefined;
   let prometheus: LoopbackProcess | undefined;
@@ -92,19 +94,26 @@ describe('dashboards on a live Prometheus scraping `ragwatch start` with demo tr
 
   beforeAll(async () => {
     if (!enabled) return;
+    // The ragwatch config and rules exactly as docs/deploy.md's test alert installs them.
+    const objects = helmTemplate(['-f', join(ROOT, 'helm', 'examples', 'test-alert.values.yaml')]);
+    const cm = ofKind<K8sObject & { data: Record<string, string> }>(objects, 'ConfigMap').find((c) => c.metadata.name.endsWith('-config'))!;
+    const configFile = scratch.write('ragwatch.yaml', cm.data['ragwatch.yaml']!);
+    const rules = spawnSync(process.execPath, [BIN, 'rules', '-c', configFile], { cwd: ROOT, encoding: 'utf8' });
+    expect(rules.status, rules.stderr).toBe(0);
+    const rulesFile = scratch.write('rules.yml', rules.stdout);
     const [otlpPort, httpPort] = [await freePort(), await freePort()];
-    ragwatch = spawnRagwatch(['start'], {
+    ragwatch = spawnRagwatch(['start', '-c', configFile], {
       RAGWATCH_OTLP_PORT: String(otlpPort),
       RAGWATCH_HTTP_PORT: String(httpPort),
       RAGWATCH_LOG_LEVEL: 'warn',
     });
     await waitFor(async () => (await fetch(`http://127.0.0.1:${httpPort}/readyz`)).ok, 30_000, 200);
-    // The demo as a user runs it (`npm run demo`), until killed.
-    demo = spawn(process.execPath, [join(ROOT, 'scripts', 'demo.ts'), '--url', `http://127.0.0.1:${otlpPort}`, '--rate', '8', '--count', '0'], {
+    // The demo as an operator runs it (`npm run demo -- --mode ungrounded`), until killed.
+    demo = spawn(process.execPath, [join(ROOT, 'scripts', 'demo.ts'), '--url', `http://127.0.0.1:${otlpPort}`, '--rate', '8', '--count', '0', '--mode', 'ungrounded'], {
       cwd: ROOT,
       stdio: 'ignore',
     });
-    prometheus = await startPrometheus({ targets: [`127.0.0.1:${httpPort}`], dir: scratch.dir, interval: '1s' });
+    prometheus = await startPrometheus({ targets: [`127.0.0.1:${httpPort}`], ruleFiles: [rulesFile], dir: scratch.dir, interval: '1s' });
     // Two scrapes with scored triplets are needed before rate()/increase() have a value.
     await waitFor(async () => (await promQuery(prometheus!.url, 'increase(ragwatch_score_samples_total[20s]) > 0')).length > 0, 60_000, 500);
   }, 120_000);
@@ -145,4 +154,17 @@ describe('dashboards on a live Prometheus scraping `ragwatch start` with demo tr
     expect(failures).toEqual([]);
     expect(queries.length - expectedEmpty.length).toBeGreaterThan(20);
   }, 240_000);
+
+  it.skipIf(!enabled)('the test alert of docs/deploy.md fires in Prometheus and in ragwatch\'s own evaluator', async () => {
+    const firing = await waitFor(async () => {
+      const alerts = await promAlerts(prometheus!.url);
+      return alerts.find((a) => a.labels.alertname === 'RagwatchGroundingLexicalLow' && a.state === 'firing');
+    }, 90_000, 1_000);
+    expect(firing.labels).toMatchObject({ severity: 'test', metric: 'grounding_lexical', judge: 'embedded', service: 'rag-demo' });
+    expect(Number(firing.value)).toBeLessThan(0.7);
+    expect(firing.annotations.summary).toMatch(/^grounding_lexical 0\.\d\d < 0\.7 over 1m \(n=\d+\) for rag-demo$/);
+    expect(firing.annotations.examples).toContain('http://localhost:9464/examples?metric=grounding_lexical');
+    // The quality dashboard's "Active alerts" panel reads ragwatch_alert_active.
+    await waitFor(async () => (await promQuery(prometheus!.url, 'ragwatch_alert_active{metric="grounding_lexical"} == 1')).length > 0, 60_000, 1_000);
+  }, 180_000);
 });
