@@ -7,7 +7,16 @@ export type { RagwatchSpanProcessorOptions, ReadableSpanLike } from './capture/s
 export { RagwatchLogRecordProcessor, fromLogRecord } from './capture/log-processor.ts';
 export type { RagwatchLogRecordProcessorOptions, LogRecordLike } from './capture/log-processor.ts';
 export { Pipeline } from './pipeline.ts';
-export type { PipelineOptions } from './pipeline.ts';
+export type { PipelineOptions, PipelineRole } from './pipeline.ts';
+export { createSampler } from './sampling/create.ts';
+export { RateSampler } from './sampling/rate.ts';
+export { StratifiedSampler } from './sampling/stratified.ts';
+export type { StratifiedSamplerOptions } from './sampling/stratified.ts';
+export { RulesSampler } from './sampling/rules.ts';
+export type { RulesSamplerOptions, SamplingRule, RuleMatch } from './sampling/rules.ts';
+export { ScoringBudget } from './sampling/budget.ts';
+export type { Sampler, SamplingDecision } from './sampling/types.ts';
+export type { HandleResult, TripletConsumer, TripletProducer } from './transport/types.ts';
 export { startApp } from './app.ts';
 export type { RunningApp } from './app.ts';
 export { generateRules, alertName } from './metrics/rules.ts';

@@ -168,7 +168,15 @@ export class Pipeline {
     await this.capture.forceFlush();
     // Delivery begins once the judge is loaded; wait for it so "flushed" means "scored".
     if (this.#started) await this.#started.catch(() => undefined);
-    await this.producer?.forceFlush();
+    if (this.producer instanceof KafkaTripletProducer) {
+      // While Kafka is down the buffer cannot drain: never hang the host's forceFlush past the grace period.
+      let timer: NodeJS.Timeout | undefined;
+      const deadline = new Promise<void>((resolve) => (timer = setTimeout(resolve, this.config.server.shutdownGraceMs)));
+      await Promise.race([this.producer.forceFlush(), deadline]);
+      clearTimeout(timer);
+    } else {
+      await this.producer?.forceFlush();
+    }
     await this.consumer?.forceFlush();
   }
 
