@@ -77,7 +77,8 @@ export class LlmJudge implements Judge {
 
   score(triplet: SampledTriplet, options: { signal?: AbortSignal } = {}): Promise<JudgeResult> {
     if (this.#closed) return Promise.resolve({ ok: false, retriable: true, error: new RagwatchError('RAGWATCH_SHUTDOWN', 'judge is shut down') });
-    const signal = options.signal ? AbortSignal.any([options.signal, this.#abort.signal]) : this.#abort.signal;
+    // A per-score signal: listeners the HTTP layer adds die with it instead of piling up on the judge's.
+    const signal = AbortSignal.any(options.signal ? [options.signal, this.#abort.signal] : [this.#abort.signal]);
     return withTracingSuppressed(() => this.#score(triplet, signal)).catch((err: unknown) => ({
       ok: false as const,
       retriable: false,
