@@ -4,7 +4,10 @@
  * content log records) are grouped by trace id; traces are merged into one group when a span
  * carries a configured join attribute (a request id the app propagates) or links to another
  * trace. A group is assembled once it has been idle for `traceIdleMs` (or is older than
- * `traceMaxAgeMs`). Every bound drops the newest item, counted.
+ * `traceMaxAgeMs`). A span that arrives after its trace was assembled (a child that outlived its
+ * parent by more than the idle time) is assembled again together with the trace's earlier spans,
+ * kept for `traceMaxAgeMs`; only its own generations produce outcomes then. Every bound drops the
+ * newest item, counted.
  * @module
  */
 import { str } from './attributes.ts';
@@ -32,21 +35,37 @@ interface Pending {
   lastMs: number;
   /** Trace ids routed to this group (their aliases are removed when it is assembled). */
   traceIds: Set<string>;
+  /** Spans from an earlier assembly of the same trace: context for late spans, no outcomes of their own. */
+  context: Set<string>;
+  /** Spans and logs carried over from the earlier assembly (not counted against the bound again). */
+  seeded: number;
 }
+
+/** An assembled group kept so that late spans of its traces can still join it. */
+interface Recent {
+  spans: CapturedSpan[];
+  logs: CapturedLog[];
+  expiresMs: number;
+}
+
+/** Receives an assembled group; spans whose ids are in `contextOnly` were already assembled before. */
+export type TraceHandler = (spans: CapturedSpan[], logs: CapturedLog[], contextOnly: ReadonlySet<string>) => void;
 
 export class TraceAssembler {
   readonly #options: AssemblerOptions;
   readonly #groups = new Map<string, Pending>();
   /** trace id → group key, for traces that joined another group. */
   readonly #alias = new Map<string, string>();
-  readonly #onTrace: (spans: CapturedSpan[], logs: CapturedLog[]) => void;
+  /** trace id → its last assembled group (bounded by maxTraces, kept traceMaxAgeMs). */
+  readonly #recent = new Map<string, Recent>();
+  readonly #onTrace: TraceHandler;
   readonly #onDrop: (reason: AssemblerDropReason) => void;
 
   /**
    * @param onTrace receives each assembled request's spans and logs (must not throw)
    * @param onDrop counts dropped items
    */
-  constructor(options: AssemblerOptions, onTrace: (spans: CapturedSpan[], logs: CapturedLog[]) => void, onDrop: (reason: AssemblerDropReason) => void) {
+  constructor(options: AssemblerOptions, onTrace: TraceHandler, onDrop: (reason: AssemblerDropReason) => void) {
     this.#options = options;
     this.#onTrace = onTrace;
     this.#onDrop = onDrop;
@@ -69,7 +88,16 @@ export class TraceAssembler {
         this.#onDrop('max_traces');
         return undefined;
       }
-      pending = { spans: [], logs: [], firstMs: nowMs, lastMs: nowMs, traceIds: new Set([traceId]) };
+      pending = { spans: [], logs: [], firstMs: nowMs, lastMs: nowMs, traceIds: new Set([traceId]), context: new Set(), seeded: 0 };
+      const recent = this.#recent.get(traceId);
+      // A trace reassembled over and over stops carrying context at twice the per-trace bound.
+      if (recent && recent.expiresMs > nowMs && recent.spans.length + recent.logs.length < 2 * this.#options.maxSpansPerTrace) {
+        this.#recent.delete(traceId);
+        pending.spans.push(...recent.spans);
+        pending.logs.push(...recent.logs);
+        for (const s of recent.spans) pending.context.add(s.spanId);
+        pending.seeded = recent.spans.length + recent.logs.length;
+      }
       this.#groups.set(key, pending);
     }
     return [key, pending];
@@ -87,6 +115,8 @@ export class TraceAssembler {
     }
     into.spans.push(...from.spans);
     into.logs.push(...from.logs);
+    for (const id of from.context) into.context.add(id);
+    into.seeded += from.seeded;
     into.firstMs = Math.min(into.firstMs, from.firstMs);
     into.lastMs = Math.max(into.lastMs, from.lastMs);
     for (const t of from.traceIds) {
@@ -125,7 +155,7 @@ export class TraceAssembler {
     const found = this.#pending(span.traceId, nowMs);
     if (!found) return false;
     const [key, pending] = found;
-    if (pending.spans.length + pending.logs.length >= this.#options.maxSpansPerTrace) {
+    if (pending.spans.length + pending.logs.length - pending.seeded >= this.#options.maxSpansPerTrace) {
       this.#onDrop('max_spans_per_trace');
       return false;
     }
@@ -144,7 +174,7 @@ export class TraceAssembler {
     const found = this.#pending(log.traceId, nowMs);
     if (!found) return false;
     const [, pending] = found;
-    if (pending.spans.length + pending.logs.length >= this.#options.maxSpansPerTrace) {
+    if (pending.spans.length + pending.logs.length - pending.seeded >= this.#options.maxSpansPerTrace) {
       this.#onDrop('max_spans_per_trace');
       return false;
     }
@@ -153,22 +183,38 @@ export class TraceAssembler {
     return true;
   }
 
-  #emit(key: string, pending: Pending): void {
+  #emit(key: string, pending: Pending, nowMs: number): void {
     this.#groups.delete(key);
-    for (const t of pending.traceIds) if (this.#alias.get(t) === key) this.#alias.delete(t);
-    this.#onTrace(pending.spans, pending.logs);
+    const recent: Recent = { spans: pending.spans, logs: pending.logs, expiresMs: nowMs + this.#options.traceMaxAgeMs };
+    for (const t of pending.traceIds) {
+      if (this.#alias.get(t) === key) this.#alias.delete(t);
+      this.#recent.delete(t);
+      this.#recent.set(t, recent);
+    }
+    // Oldest first (Map order): evict beyond the trace bound.
+    while (this.#recent.size > this.#options.maxTraces) this.#recent.delete(this.#recent.keys().next().value!);
+    this.#onTrace(pending.spans, pending.logs, pending.context);
   }
 
   /** Assembles every group that is idle or too old at `nowMs`. */
   sweep(nowMs: number = Date.now()): void {
     const { traceIdleMs, traceMaxAgeMs } = this.#options;
+    for (const [traceId, recent] of this.#recent) {
+      if (recent.expiresMs > nowMs) break;
+      this.#recent.delete(traceId);
+    }
     for (const [key, pending] of [...this.#groups]) {
-      if (nowMs - pending.lastMs >= traceIdleMs || nowMs - pending.firstMs >= traceMaxAgeMs) this.#emit(key, pending);
+      if (nowMs - pending.lastMs >= traceIdleMs || nowMs - pending.firstMs >= traceMaxAgeMs) this.#emit(key, pending, nowMs);
     }
   }
 
   /** Assembles every buffered group now (forceFlush / shutdown). */
-  flushAll(): void {
-    for (const [key, pending] of [...this.#groups]) this.#emit(key, pending);
+  flushAll(nowMs: number = Date.now()): void {
+    for (const [key, pending] of [...this.#groups]) this.#emit(key, pending, nowMs);
+  }
+
+  /** Forgets assembled traces kept for late spans (shutdown). */
+  clearRecent(): void {
+    this.#recent.clear();
   }
 }

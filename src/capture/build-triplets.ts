@@ -98,8 +98,11 @@ function isNested(span: CapturedSpan, response: string | undefined, byId: Readon
   return false;
 }
 
-/** Builds one outcome per generation span of an assembled request (spans may be in any order, from several traces). */
-export function buildTriplets(spans: readonly CapturedSpan[], options: BuildOptions, logs: readonly CapturedLog[] = []): GenerationOutcome[] {
+/**
+ * Builds one outcome per generation span of an assembled request (spans may be in any order, from
+ * several traces), except generations listed in `contextOnly` (already reported).
+ */
+export function buildTriplets(spans: readonly CapturedSpan[], options: BuildOptions, logs: readonly CapturedLog[] = [], contextOnly: ReadonlySet<string> = new Set()): GenerationOutcome[] {
   const logsBySpan = new Map<string, CapturedLog[]>();
   for (const l of logs) {
     if (!l.spanId) continue;
@@ -109,7 +112,8 @@ export function buildTriplets(spans: readonly CapturedSpan[], options: BuildOpti
   }
   const logsOf = (spanId: string) => logsBySpan.get(spanId) ?? [];
   const classified = spans.map((s) => classify(s, options.mappers)).filter((c): c is Classified => c !== undefined);
-  const generations = classified.filter((c) => c.role === 'generation');
+  // Generations assembled before (late-span reassembly) are context only: no second outcome.
+  const generations = classified.filter((c) => c.role === 'generation' && !contextOnly.has(c.span.spanId));
   if (generations.length === 0) return [];
   const retrievals: Retrieval[] = classified
     .filter((c) => c.role === 'retrieval')

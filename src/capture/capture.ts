@@ -52,7 +52,7 @@ export class Capture {
     if (promptSources) this.#build.promptSources = promptSources;
     this.#assembler = new TraceAssembler(
       { maxTraces: c.maxTraces, maxSpansPerTrace: c.maxSpansPerTrace, traceIdleMs: c.traceIdleMs, traceMaxAgeMs: c.traceMaxAgeMs, joinAttributes: c.joinAttributes, joinLinks: c.joinLinks },
-      (spans, logs) => this.#assemble(spans, logs),
+      (spans, logs, contextOnly) => this.#assemble(spans, logs, contextOnly),
       (reason) => this.#instruments.dropped.inc({ stage: 'capture', reason }),
     );
     const interval = options.sweepIntervalMs ?? Math.max(50, Math.floor(c.traceIdleMs / 4));
@@ -85,13 +85,15 @@ export class Capture {
   shutdown(): Promise<void> {
     if (this.#timer) clearInterval(this.#timer);
     this.#timer = undefined;
-    return this.forceFlush();
+    const flushed = this.forceFlush();
+    this.#assembler.clearRecent();
+    return flushed;
   }
 
-  #assemble(spans: CapturedSpan[], logs: CapturedLog[]): void {
+  #assemble(spans: CapturedSpan[], logs: CapturedLog[], contextOnly: ReadonlySet<string>): void {
     let outcomes: GenerationOutcome[];
     try {
-      outcomes = buildTriplets(spans, this.#build, logs);
+      outcomes = buildTriplets(spans, this.#build, logs, contextOnly);
     } catch {
       // A mapper bug must never take the pipeline down: count it and move on.
       this.#instruments.dropped.inc({ stage: 'capture', reason: 'mapper_error' }, spans.length);
