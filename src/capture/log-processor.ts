@@ -61,6 +61,7 @@ export class RagwatchLogRecordProcessor {
   readonly #maxQueueSize: number;
   #buffer: LogRecordLike[] = [];
   #dropped = 0;
+  #unreadable = 0;
   #timer: NodeJS.Timeout | undefined;
   #closed = false;
 
@@ -85,7 +86,7 @@ export class RagwatchLogRecordProcessor {
       this.#buffer.push(record);
     } catch {
       // A hostile or broken record must never reach the host as an exception.
-      this.#dropped++;
+      this.#unreadable++;
     }
   }
 
@@ -108,12 +109,16 @@ export class RagwatchLogRecordProcessor {
 
   #drain(): void {
     const pipeline = this.#pipeline;
-    if (!pipeline || (this.#buffer.length === 0 && this.#dropped === 0)) return;
+    if (!pipeline || (this.#buffer.length === 0 && this.#dropped === 0 && this.#unreadable === 0)) return;
     const batch = this.#buffer;
     this.#buffer = [];
     if (this.#dropped > 0) {
       pipeline.instruments.dropped.inc({ stage: 'log_processor', reason: 'queue_full' }, this.#dropped);
       this.#dropped = 0;
+    }
+    if (this.#unreadable > 0) {
+      pipeline.instruments.dropped.inc({ stage: 'log_processor', reason: 'unreadable_log' }, this.#unreadable);
+      this.#unreadable = 0;
     }
     const logs: CapturedLog[] = [];
     for (const r of batch) {
