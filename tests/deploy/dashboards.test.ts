@@ -12,23 +12,22 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DASHBOARD_DIRS, buildDashboards } from '../../scripts/build-dashboards.ts';
 import { DASHBOARDS, dashboardJson } from '../../dashboards/src/index.ts';
 import { haveBinaries, promAlerts, promQuery, scratchDir, startPrometheus, type LoopbackProcess } from '../helpers/prometheus.ts';
+import { startFakeOpenAI, type FakeOpenAI } from '../fakes/openai-server.ts';
 import { BIN, ROOT, freePort, spawnRagwatch, waitFor, type RagwatchProcess } from '../helpers/process.ts';
+import { oracleResponder } from '../judges/helpers/oracle.ts';
 import { helmTemplate, ofKind, type K8sObject } from './chart-render.ts';
 import { panelQueries, promqlSyntaxError, substitute, type PanelQuery } from './dashboard-queries.ts';
 
 const SUBST = { rateInterval: '20s', window: '2m', metric: 'response_self_distinctness' };
 
 /**
- * Series that cannot exist on `ragwatch start` with the embedded judge, by a metric name the
- * expression contains. Each must really be empty there (checked), so a stale entry fails.
+ * Series that cannot exist on `ragwatch start` (in-memory queue), by a metric name the expression
+ * contains. Each must really be empty there (checked), so a stale entry fails.
  */
 const EMPTY_ON_START: Record<string, string> = {
   ragwatch_kafka_consumer_lag_messages: 'Kafka mode only (ragwatch scorer); start uses the in-memory queue',
   ragwatch_kafka_producer_buffer_messages: 'Kafka mode only (ragwatch collector); start uses the in-memory queue',
   ragwatch_kafka_produce_errors_total: 'Kafka mode only (ragwatch collector); start uses the in-memory queue',
-  ragwatch_judge_requests_total: 'LLM judge only: the embedded judge makes no HTTP requests',
-  ragwatch_judge_tokens_total: 'LLM judge only: the embedded judge uses no tokens',
-  ragwatch_judge_cost_total: 'LLM judge only: the embedded judge has no cost',
 };
 
 function emptyReason(expr: string): string | undefined {
@@ -85,10 +84,12 @@ describe('dashboards (offline)', () => {
   });
 });
 
-describe('live: ragwatch start (chart test-alert config) + npm run demo + Prometheus with the chart rules', () => {
+describe('live: ragwatch start (chart test-alert config; and an LLM-judge instance) + npm run demo + Prometheus with the chart rules', () => {
   const enabled = haveBinaries('dashboard PromQL and test alert on a live Prometheus', 'prometheus');
   let ragwatch: RagwatchProcess | undefined;
-  let demo: ChildProcess | undefined;
+  let ragwatchLlm: RagwatchProcess | undefined;
+  let fake: FakeOpenAI | undefined;
+  const demos: ChildProcess[] = [];
   let prometheus: LoopbackProcess | undefined;
   const scratch = scratchDir('ragwatch-dashboards-');
 
@@ -101,34 +102,43 @@ describe('live: ragwatch start (chart test-alert config) + npm run demo + Promet
     const rules = spawnSync(process.execPath, [BIN, 'rules', '-c', configFile], { cwd: ROOT, encoding: 'utf8' });
     expect(rules.status, rules.stderr).toBe(0);
     const rulesFile = scratch.write('rules.yml', rules.stdout);
-    const [otlpPort, httpPort] = [await freePort(), await freePort()];
-    ragwatch = spawnRagwatch(['start', '-c', configFile], {
-      RAGWATCH_OTLP_PORT: String(otlpPort),
-      RAGWATCH_HTTP_PORT: String(httpPort),
-      RAGWATCH_LOG_LEVEL: 'warn',
+    // A second all-in-one with the LLM judge (a local OpenAI-compatible server answering like a
+    // judge model) so the judge request/token/cost panels have data too.
+    fake = await startFakeOpenAI(oracleResponder());
+    const llmConfigFile = scratch.write('ragwatch-llm.yaml', {
+      judge: { kind: 'llm', model: 'judge-model', baseUrl: fake.baseURL, apiKey: 'test-key', llm: { prices: { 'judge-model': { inputPerMillion: 0.15, outputPerMillion: 0.6 } } } },
     });
-    await waitFor(async () => (await fetch(`http://127.0.0.1:${httpPort}/readyz`)).ok, 30_000, 200);
+    const [otlpPort, httpPort, llmOtlpPort, llmHttpPort] = [await freePort(), await freePort(), await freePort(), await freePort()];
+    const env = (otlp: number, http: number) => ({ RAGWATCH_OTLP_PORT: String(otlp), RAGWATCH_HTTP_PORT: String(http), RAGWATCH_LOG_LEVEL: 'warn' });
+    ragwatch = spawnRagwatch(['start', '-c', configFile], env(otlpPort, httpPort));
+    ragwatchLlm = spawnRagwatch(['start', '-c', llmConfigFile], env(llmOtlpPort, llmHttpPort));
+    for (const port of [httpPort, llmHttpPort]) await waitFor(async () => (await fetch(`http://127.0.0.1:${port}/readyz`)).ok, 30_000, 200);
     // The demo as an operator runs it (`npm run demo -- --mode ungrounded`), until killed.
-    demo = spawn(process.execPath, [join(ROOT, 'scripts', 'demo.ts'), '--url', `http://127.0.0.1:${otlpPort}`, '--rate', '8', '--count', '0', '--mode', 'ungrounded'], {
-      cwd: ROOT,
-      stdio: 'ignore',
-    });
-    prometheus = await startPrometheus({ targets: [`127.0.0.1:${httpPort}`], ruleFiles: [rulesFile], dir: scratch.dir, interval: '1s' });
+    for (const [port, rate] of [[otlpPort, '8'], [llmOtlpPort, '2']] as const) {
+      demos.push(spawn(process.execPath, [join(ROOT, 'scripts', 'demo.ts'), '--url', `http://127.0.0.1:${port}`, '--rate', rate, '--count', '0', '--mode', 'ungrounded'], { cwd: ROOT, stdio: 'ignore' }));
+    }
+    const targets = [`127.0.0.1:${httpPort}`, `127.0.0.1:${llmHttpPort}`];
+    prometheus = await startPrometheus({ targets, ruleFiles: [rulesFile], dir: scratch.dir, interval: '1s' });
     // Two scrapes with scored triplets are needed before rate()/increase() have a value.
-    await waitFor(async () => (await promQuery(prometheus!.url, 'increase(ragwatch_score_samples_total[20s]) > 0')).length > 0, 60_000, 500);
-  }, 120_000);
+    for (const judge of ['embedded', 'llm']) {
+      await waitFor(async () => (await promQuery(prometheus!.url, `increase(ragwatch_score_samples_total{judge="${judge}"}[20s]) > 0`)).length > 0, 60_000, 500);
+    }
+  }, 150_000);
 
   afterAll(async () => {
-    demo?.kill('SIGKILL');
+    for (const demo of demos) demo.kill('SIGKILL');
     await prometheus?.stop();
-    if (ragwatch && ragwatch.child.exitCode === null) {
-      ragwatch.child.kill('SIGKILL');
-      await ragwatch.exited;
+    for (const proc of [ragwatch, ragwatchLlm]) {
+      if (proc && proc.child.exitCode === null) {
+        proc.child.kill('SIGKILL');
+        await proc.exited;
+      }
     }
+    await fake?.close();
     scratch.cleanup();
   });
 
-  it.skipIf(!enabled)('every dashboard expression evaluates; all but the listed Kafka/LLM-only panels return data', async () => {
+  it.skipIf(!enabled)('every dashboard expression evaluates; all but the listed Kafka-only panels return data', async () => {
     const failures: string[] = [];
     const expectedEmpty: string[] = [];
     for (const q of queries) {
