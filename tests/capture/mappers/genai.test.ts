@@ -85,9 +85,14 @@ describe('genai mapper on @opentelemetry/instrumentation-openai', () => {
     expect(h.outcomes).toHaveLength(2);
   });
 
-  it('records latency histograms for every captured generation', async () => {
-    const text = await h.pipeline.instruments.registry.getSingleMetricAsString('ragwatch_response_duration_seconds');
-    expect(text).toMatch(/ragwatch_response_duration_seconds_count\{service="rag-app",model="gpt-4o-mini"\} 1/);
+  it('records latency histograms for every captured generation, and the capture counters', async () => {
+    const metric = (name: string) => h.pipeline.instruments.registry.getSingleMetricAsString(name);
+    expect(await metric('ragwatch_response_duration_seconds')).toMatch(/ragwatch_response_duration_seconds_count\{service="rag-app",model="gpt-4o-mini"\} 1/);
+    expect(await metric('ragwatch_generations_seen_total')).toMatch(/\{convention="genai"\} 2/);
+    expect(await metric('ragwatch_triplets_captured_total')).toMatch(/\{convention="genai"\} 1/);
+    expect(await metric('ragwatch_triplets_incomplete_total')).toMatch(/\{missing="sources"\} 1/);
+    expect(await metric('ragwatch_spans_received_total')).toMatch(/\{source="processor"\} 5/);
+    expect(await metric('ragwatch_logs_received_total')).toMatch(/\{source="processor"\} 6/);
   });
 
   for (const encoding of ['json', 'protobuf'] as const) {
