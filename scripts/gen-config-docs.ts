@@ -75,7 +75,7 @@ function collectDocs(expr: ts.Expression, path: string[], file: ts.SourceFile, c
     }
     return;
   }
-  if (method === 'record' && second) return collectDocs(second, [...path, '<name>'], file, consts, out, depth + 1);
+  if ((method === 'record' || method === 'partialRecord' || method === 'looseRecord') && second) return collectDocs(second, [...path, '<name>'], file, consts, out, depth + 1);
   if (method === 'array' && first) return collectDocs(first, [...path, '[]'], file, consts, out, depth + 1);
   if ((method === 'union' || method === 'discriminatedUnion') && first) return;
   // .default(), .optional(), .prefault(), .strict(), .refine(), ...: the schema is the receiver.
