@@ -102,8 +102,9 @@ export class LlmJudge implements Judge {
     }
     const missing = sources.filter((s) => !facts.has(s.id));
     const hasResponse = response.trim() !== '';
+    // Skip reasons become label values: keep them a closed set (the error itself is not a label).
     const sdPromise = scoreSelfDistinctness((t) => this.#embedder.embed(t), splitSentences(response).slice(0, this.#maxSentences), this.#threshold).catch(
-      (err: unknown) => ({ ok: false as const, skipped: `embedding_failed: ${errorMessage(err).slice(0, 80)}` }),
+      () => ({ ok: false as const, skipped: 'embedding_failed' }),
     );
 
     let subQuestionTexts: string[] = [];
