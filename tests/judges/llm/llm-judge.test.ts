@@ -167,3 +167,31 @@ describe('self-distinctness through the endpoint embeddings API', () => {
     expect(embedCall.body).toMatchObject({ model: 'embed-model', input: expect.arrayContaining(['The Chimnabai Clock Tower was completed in 1896.']) });
   });
 });
+
+describe('transient endpoint errors inside a triplet', () => {
+  it('a 429 (retry-after-ms) on one step is waited out; the triplet still scores, retries are not judge calls', async () => {
+    let first = true;
+    const oracle = oracleResponder();
+    fake.setResponder((req) => {
+      if (first) {
+        first = false;
+        return { status: 429, headers: { 'retry-after-ms': '200' } };
+      }
+      return oracle(req);
+    });
+    const { judge: j, instruments } = judge();
+    const r = ok(await j.score(triplet(CLOCK_QUERY, CLOCK_SOURCES, CLOCK_RESPONSE)));
+    expect(fake.requests).toHaveLength(4);
+    expect(fake.requests[1]!.receivedAtMs - fake.requests[0]!.receivedAtMs).toBeGreaterThanOrEqual(190);
+    expect(r.usage.calls).toBe(3);
+    expect(await counter(instruments, 'ragwatch_judge_requests_total', { outcome: 'rate_limited' })).toBe(1);
+    expect(Object.keys(r.scores)).toHaveLength(9);
+  });
+
+  it('a 503 that outlasts the retries fails the triplet as retriable with retryAfterMs (Kafka: pause, then DLQ)', async () => {
+    fake.setResponder(() => ({ status: 503, headers: { 'retry-after': '2' } }));
+    const r = await judge({ maxRetries: 0 }).judge.score(triplet(CLOCK_QUERY, CLOCK_SOURCES, CLOCK_RESPONSE));
+    expect(r).toMatchObject({ ok: false, retriable: true, retryAfterMs: 2000, error: { code: 'RAGWATCH_JUDGE_UNAVAILABLE' } });
+    expect('scores' in r).toBe(false);
+  });
+});
