@@ -1,6 +1,8 @@
 /**
  * The accounting identity (DESIGN §9) read from ragwatch's registry:
- * `captured = sampled + not_sampled` and `sampled = scored + failed + dropped_after_sampling + in_flight`.
+ * `captured = sampled + not_sampled` and `sampled = scored + failed + dropped_after_sampling + in_flight + in_topic`,
+ * where `in_topic = produced − received` (Kafka: acknowledged by the broker, not yet read; 0 in memory mode).
+ * The same formula balances a collector (nothing received) and a scorer (nothing sampled) alone.
  * Logged by `ragwatch start` when it stops, so a shutdown's final tally is on record.
  * @module
  */
@@ -21,11 +23,13 @@ export interface AccountingSnapshot {
   inFlight: number;
   /** Drops after sampling (transport, scorer), the third term of the second identity. */
   droppedAfterSampling: number;
+  /** Kafka: produced − received, messages waiting in the triplets topic (as seen by this process). */
+  inTopic: number;
   /** Every drop, keyed `stage/reason`. */
   dropped: Record<string, number>;
   /** `captured − sampled − not_sampled`; 0 when nothing was lost unexplained. */
   residualCaptured: number;
-  /** `sampled − scored − failed − dropped_after_sampling − in_flight`; 0 when nothing was lost unexplained. */
+  /** `sampled − scored − failed − dropped_after_sampling − in_flight − in_topic`; 0 when nothing was lost unexplained. */
   residualSampled: number;
 }
 
@@ -48,12 +52,13 @@ export async function accountingSnapshot(registry: Registry): Promise<Accounting
     scored: sum('ragwatch_triplets_scored_total'),
     failed: sum('ragwatch_triplets_failed_total'),
     inFlight: sum('ragwatch_triplets_in_flight'),
+    inTopic: sum('ragwatch_triplets_produced_total') - sum('ragwatch_triplets_received_total'),
   };
   return {
     ...s,
     droppedAfterSampling,
     dropped,
     residualCaptured: s.captured - s.sampled - s.notSampled,
-    residualSampled: s.sampled - s.scored - s.failed - droppedAfterSampling - s.inFlight,
+    residualSampled: s.sampled - s.scored - s.failed - droppedAfterSampling - s.inFlight - s.inTopic,
   };
 }
