@@ -64,15 +64,15 @@ async function pass(answerOf: (r: Row) => string) {
   return { calls: mean(calls), maxCalls: Math.max(...calls), tokens: mean(tokens), output: mean(output), naive: mean(naive) };
 }
 
-const cold = await pass((r) => r.right_answer);
+const coldLlm = await pass((r) => r.right_answer);
 const warm = await pass((r) => r.hallucinated_answer);
-emit({ bench: 'judges', figure: 'judge_calls_per_triplet_cold', value: cold.calls, unit: 'calls', baseline: cold.naive, ratio: cold.calls / cold.naive });
+emit({ bench: 'judges', figure: 'judge_calls_per_triplet_cold', value: coldLlm.calls, unit: 'calls', baseline: coldLlm.naive, ratio: coldLlm.calls / coldLlm.naive });
 emit({ bench: 'judges', figure: 'judge_calls_per_triplet_warm', value: warm.calls, unit: 'calls', baseline: warm.naive, ratio: warm.calls / warm.naive });
-emit({ bench: 'judges', figure: 'judge_calls_per_triplet_naive', value: cold.naive, unit: 'calls', baseline: null, ratio: null });
-emit({ bench: 'judges', figure: 'judge_tokens_per_triplet', value: cold.tokens, unit: 'tokens', baseline: null, ratio: null });
-emit({ bench: 'judges', figure: 'judge_output_tokens_per_triplet', value: cold.output, unit: 'tokens', baseline: cold.tokens, ratio: cold.output / cold.tokens });
-emit({ bench: 'judges', figure: 'judge_calls_per_triplet_cold_max', value: cold.maxCalls, unit: 'calls', baseline: null, ratio: null });
-emit({ bench: 'judges', figure: 'judge_tokens_per_triplet_warm', value: warm.tokens, unit: 'tokens', baseline: cold.tokens, ratio: warm.tokens / cold.tokens });
+emit({ bench: 'judges', figure: 'judge_calls_per_triplet_naive', value: coldLlm.naive, unit: 'calls', baseline: null, ratio: null });
+emit({ bench: 'judges', figure: 'judge_tokens_per_triplet', value: coldLlm.tokens, unit: 'tokens', baseline: null, ratio: null });
+emit({ bench: 'judges', figure: 'judge_output_tokens_per_triplet', value: coldLlm.output, unit: 'tokens', baseline: coldLlm.tokens, ratio: coldLlm.output / coldLlm.tokens });
+emit({ bench: 'judges', figure: 'judge_calls_per_triplet_cold_max', value: coldLlm.maxCalls, unit: 'calls', baseline: null, ratio: null });
+emit({ bench: 'judges', figure: 'judge_tokens_per_triplet_warm', value: warm.tokens, unit: 'tokens', baseline: coldLlm.tokens, ratio: warm.tokens / coldLlm.tokens });
 await judge.shutdown();
 await fake.close();
 
@@ -80,18 +80,25 @@ await fake.close();
 // new answers over the same sources (source sentence embeddings cached, as in production).
 const embedded = new EmbeddedJudge();
 await embedded.init();
+// CPU time is reported beside wall time: on a shared machine wall time includes waiting for a core.
 const timeAll = async (answerOf: (r: Row) => string) => {
   const ms: number[] = [];
+  const cpuMs: number[] = [];
   for (const [i, r] of rows.entries()) {
     const started = performance.now();
+    const cpu = process.cpuUsage();
     const res = await embedded.score(triplet(i, r, answerOf(r)));
     if (!res.ok) throw res.error;
+    const used = process.cpuUsage(cpu);
     ms.push(performance.now() - started);
+    cpuMs.push((used.user + used.system) / 1000);
   }
-  return median(ms);
+  return { wall: median(ms), cpu: median(cpuMs) };
 };
-const embeddedCold = await timeAll((r) => r.right_answer);
-const embeddedWarm = await timeAll((r) => r.hallucinated_answer);
+const cold = await timeAll((r) => r.right_answer);
+const embeddedCold = cold.wall;
+const embeddedWarm = (await timeAll((r) => r.hallucinated_answer)).wall;
 emit({ bench: 'judges', figure: 'embedded_judge_ms_per_triplet', value: embeddedCold, unit: 'ms', baseline: null, ratio: null });
+emit({ bench: 'judges', figure: 'embedded_judge_cpu_ms_per_triplet', value: cold.cpu, unit: 'ms', baseline: embeddedCold, ratio: cold.cpu / embeddedCold });
 emit({ bench: 'judges', figure: 'embedded_judge_ms_per_triplet_cached_sources', value: embeddedWarm, unit: 'ms', baseline: embeddedCold, ratio: embeddedWarm / embeddedCold });
 await embedded.shutdown();
