@@ -3,7 +3,7 @@
  * (every key, with a description), config/ragwatch.yaml mentions every key, and every example
  * config loads.
  */
-import { readdirSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -45,6 +45,12 @@ describe('configuration docs', () => {
 
   it('documents every environment override', () => {
     for (const env of ['RAGWATCH_HOST', 'OPENAI_API_KEY', 'RAGWATCH_KAFKA_SASL_PASSWORD']) expect(doc).toContain(`\`${env}\``);
+  });
+
+  it('config/ragwatch.yaml mentions every key (as a value, in a flow map, or as a commented-out optional key)', () => {
+    const yaml = readFileSync(join(ROOT, 'config', 'ragwatch.yaml'), 'utf8');
+    const missing = keys.filter((p) => !p.includes('<name>') && !new RegExp(`(^|[\\s{,#])${p[p.length - 1]}:`, 'm').test(yaml)).map((p) => p.join('.'));
+    expect(missing).toEqual([]);
   });
 });
 
