@@ -100,6 +100,7 @@ export class KafkaTripletConsumer implements TripletConsumer {
         maxBytes: Math.max(c.maxBytesPerPartition * 4, 16 * 1024 * 1024),
         allowAutoTopicCreation: true,
       });
+      consumer.on(consumer.events.GROUP_JOIN, (event) => this.#onAssignment(event.payload.memberAssignment[this.#section.topics.triplets] ?? []));
       try {
         await consumer.connect();
         await consumer.subscribe({ topic: this.#section.topics.triplets, fromBeginning: c.fromBeginning });
@@ -138,6 +139,21 @@ export class KafkaTripletConsumer implements TripletConsumer {
       await this.#consumer?.disconnect().catch(() => undefined);
     })();
     return this.#shutdown;
+  }
+
+  /**
+   * After a rebalance, triplets waiting for a retry on partitions this scorer lost are another
+   * scorer's now (redelivered from the committed offset): settle them here so `in_flight` is not
+   * left counting them.
+   */
+  #onAssignment(partitions: number[]): void {
+    const owned = new Set(partitions);
+    for (const key of [...this.#attempts.keys()]) {
+      if (owned.has(Number(key.split(':')[0]))) continue;
+      this.#attempts.delete(key);
+      this.#instruments.dropped.inc({ stage: 'scorer', reason: 'reassigned' });
+      this.#instruments.inFlight.dec();
+    }
   }
 
   async #eachBatch(payload: EachBatchPayload, handler: TripletHandler): Promise<void> {

@@ -1,0 +1,111 @@
+/**
+ * Poison messages against a real `ragwatch scorer` process: truncated JSON, a 2 MB value, a wrong
+ * schema version, and a triplet the judge cannot score (malformed judge output from the fake
+ * OpenAI-compatible server) all end in the DLQ with `error`/`stage` headers, while the valid
+ * messages around them on the same partition are scored and the scorer keeps running.
+ */
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Kafka, logLevel, type IHeaders } from 'kafkajs';
+import { SCHEMA_VERSION, type SampledTriplet, type ScoreRecord } from '../../src/triplet.ts';
+import { startFakeOpenAI, type FakeOpenAI } from '../fakes/openai-server.ts';
+import { haveKcat, startKafkaMock, type KafkaMock } from '../helpers/kafka-mock.ts';
+import { waitFor } from '../helpers/process.ts';
+import { oracleResponder } from '../judges/helpers/oracle.ts';
+import { readTopic, roleConfig, scrape, startRole, type RoleProcess, type TopicReader } from './kafka-process.ts';
+
+const enabled = haveKcat('tests/integration/kafka-poison.test.ts');
+
+function header(headers: IHeaders | undefined, name: string): string | undefined {
+  const v = headers?.[name];
+  return v === undefined ? undefined : String(Array.isArray(v) ? v[0] : v);
+}
+
+function triplet(query: string): SampledTriplet {
+  const traceId = randomUUID().replaceAll('-', '');
+  return {
+    id: `id-${traceId}`,
+    traceId,
+    spanId: '00f067aa0ba902b7',
+    service: 'rag',
+    timestamp: new Date().toISOString(),
+    query,
+    sources: [{ content: 'The Eiffel Tower is 330 metres tall and stands in Paris.' }],
+    response: 'The Eiffel Tower is 330 metres tall.',
+    latency: { durationMs: 800 },
+    convention: 'openinference',
+    sampling: { weight: 1, stratum: 'all', rule: 'rate' },
+  };
+}
+
+describe.skipIf(!enabled)('poison messages reach the DLQ and the partition keeps flowing', () => {
+  let mock: KafkaMock;
+  let judge: FakeOpenAI;
+  let scorer: RoleProcess | undefined;
+  const readers: TopicReader[] = [];
+
+  beforeAll(async () => {
+    mock = await startKafkaMock();
+    // The judge answers garbage for one triplet: it must fail to the DLQ, never become a score.
+    judge = await startFakeOpenAI(oracleResponder((answer, _p, req) => (JSON.stringify(req.body ?? {}).includes('JUDGE-GARBAGE') ? 'no JSON here, sorry' : answer)));
+  });
+  afterAll(async () => {
+    for (const r of readers) await r.stop();
+    await scorer?.cleanup();
+    await mock?.stop();
+    await judge?.close();
+  });
+
+  it('DLQs truncated JSON, a 2 MB value, a wrong schema version and an unscorable triplet', async () => {
+    const prefix = `poison-${randomUUID().slice(0, 8)}`;
+    const config = roleConfig(mock.brokers, prefix, {}, judge.baseURL);
+    const topics = { triplets: `${prefix}.triplets.v1`, scores: `${prefix}.scores.v1`, dlq: `${prefix}.triplets.dlq` };
+    scorer = await startRole('scorer', config);
+    const raw = new Kafka({ brokers: mock.brokers, logLevel: logLevel.NOTHING }).producer();
+    await raw.connect();
+    const key = 'one-key-one-partition';
+    const h = { 'schema-version': SCHEMA_VERSION, 'content-type': 'application/json' };
+    const first = triplet('How tall is the Eiffel Tower?');
+    const unscorable = triplet('JUDGE-GARBAGE: how tall is it?');
+    const last = triplet('Where is the Eiffel Tower?');
+    await raw.send({
+      topic: topics.triplets,
+      acks: -1,
+      messages: [
+        { key, value: JSON.stringify(first), headers: h },
+        { key, value: JSON.stringify(first).slice(0, 40), headers: h },
+        { key, value: Buffer.alloc(2 * 1024 * 1024, 0x7b), headers: h },
+        { key, value: JSON.stringify(triplet('old schema')), headers: { ...h, 'schema-version': '0' } },
+        { key, value: JSON.stringify(unscorable), headers: h },
+        { key, value: JSON.stringify(last), headers: h },
+      ],
+    });
+    await raw.disconnect();
+
+    const dlq = await readTopic(mock.brokers, topics.dlq);
+    const scores = await readTopic(mock.brokers, topics.scores);
+    readers.push(dlq, scores);
+    await waitFor(() => dlq.messages.length >= 4 && scores.messages.length >= 2, 45_000, 200);
+
+    const byReason = new Map(dlq.messages.map((m) => [header(m.headers, 'reason'), m]));
+    expect(new Map([...byReason].map(([r, m]) => [r, header(m.headers, 'stage')]))).toEqual(
+      new Map([
+        ['bad_json', 'decode'],
+        ['too_large', 'decode'],
+        ['schema_version', 'validate'],
+        ['RAGWATCH_JUDGE_MALFORMED', 'judge'],
+      ]),
+    );
+    for (const m of dlq.messages) expect(header(m.headers, 'error')?.length).toBeGreaterThan(0);
+    const judged = byReason.get('RAGWATCH_JUDGE_MALFORMED')!;
+    expect(JSON.parse(String(judged.value)).id).toBe(unscorable.id);
+    expect(header(judged.headers, 'original-topic')).toBe(topics.triplets);
+
+    const scored = scores.messages.map((m) => (JSON.parse(String(m.value)) as ScoreRecord).tripletId);
+    expect(scored.sort()).toEqual([first.id, last.id].sort());
+    expect(scorer.child.exitCode).toBeNull();
+    expect(await scrape(scorer.apiUrl, 'ragwatch_dlq_messages_total')).toBe(4);
+    expect(await scrape(scorer.apiUrl, 'ragwatch_kafka_consumer_lag_messages')).toBe(0);
+    expect((await fetch(`${scorer.apiUrl}/readyz`)).status).toBe(200);
+  }, 90_000);
+});
