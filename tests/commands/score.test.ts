@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { COMMANDS } from '../../src/cli.ts';
 import { scoreCommand } from '../../src/commands/score.ts';
 import { scoreRecordSchema } from '../../src/triplet.ts';
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/openai-server.ts';
@@ -65,6 +66,10 @@ describe('ragwatch score', () => {
     expect(record.scores.groundedness).toBeLessThan(0.8);
     expect(err.join('')).toMatch(/gate failed: groundedness mean 0\.333 < 0\.8/);
     expect(process.exitCode).toBe(1);
+  });
+
+  it('is registered in the CLI', () => {
+    expect(COMMANDS.get('score')).toBe(scoreCommand);
   });
 
   it('rejects an unknown metric in --min', async () => {

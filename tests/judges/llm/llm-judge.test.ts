@@ -156,6 +156,21 @@ describe('malformed answers: one repair, then the triplet fails (never a score)'
   });
 });
 
+describe('source-match count check', () => {
+  it('a source answered without its facts is rejected (repair, then failure)', async () => {
+    fake.setResponder(
+      oracleResponder((answer, p) => {
+        if (p.step !== 'source_match') return answer;
+        const sources = answer.sources as Array<{ id: string; facts: unknown[] }>;
+        return { ...answer, sources: sources.map((x) => ({ ...x, facts: [] })) };
+      }),
+    );
+    const r = await judge().judge.score(triplet(CLOCK_QUERY, CLOCK_SOURCES, CLOCK_RESPONSE));
+    expect(r).toMatchObject({ ok: false, retriable: false, error: { code: 'RAGWATCH_JUDGE_MALFORMED', message: expect.stringContaining('facts of s1') } });
+    expect(fake.requests.filter((q) => parsePrompt(q).step === 'source_match')).toHaveLength(2);
+  });
+});
+
 describe('self-distinctness through the endpoint embeddings API', () => {
   it('uses the vectors the endpoint returns', async () => {
     // The fake endpoint returns the same vector for every input: every sentence repeats every other.
