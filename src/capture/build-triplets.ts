@@ -161,7 +161,7 @@ export function buildTriplets(spans: readonly CapturedSpan[], options: BuildOpti
     }
     if (query === undefined && !fromPrompt) {
       query = gen.query ?? (gen.inputMessages ? lastOfRole(gen.inputMessages, 'user') : undefined);
-      if (query !== undefined) explain.querySource = 'last user message';
+      if (query !== undefined) explain.querySource = `generation span input (${mapper.name})`;
     }
     if (gen.response !== undefined) explain.responseSource = `generation span (${mapper.name})`;
 

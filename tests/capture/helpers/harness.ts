@@ -4,6 +4,8 @@
  * RagwatchLogRecordProcessor feeding a Pipeline whose judge is a cheap stub (scoring is not what
  * these tests check). Outcomes are collected through `onOutcome`.
  */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { trace } from '@opentelemetry/api';
 import { expect } from 'vitest';
 import type { Instrumentation } from '@opentelemetry/instrumentation';
 import { NodeSDK } from '@opentelemetry/sdk-node';
@@ -100,6 +102,9 @@ export function startHarness(options: { instrumentations?: Instrumentation[]; co
     logs,
     sdk,
     async flush() {
+      // Let the in-memory exporters' SimpleProcessors finish their (async) exports too.
+      const provider = trace.getTracerProvider() as { getDelegate?: () => { forceFlush?: () => Promise<void> } };
+      await provider.getDelegate?.().forceFlush?.();
       await logProcessor.forceFlush();
       await spanProcessor.forceFlush();
     },
@@ -129,6 +134,19 @@ export async function replayOtlp(spans: ReadableSpan[], logs: ReadableLogRecord[
   }
   await capture.shutdown();
   return { outcomes, instruments };
+}
+
+/**
+ * Writes the spans (and logs) as OTLP/JSON fixtures under tests/fixtures/otlp/ when
+ * RAGWATCH_WRITE_FIXTURES=1 (the fixtures `ragwatch extract` tests and docs/capture.md use).
+ */
+export function maybeWriteFixture(name: string, spans: ReadableSpan[], logs: ReadableLogRecord[] = []): void {
+  if (process.env.RAGWATCH_WRITE_FIXTURES !== '1') return;
+  const dir = new URL('../../fixtures/otlp/', import.meta.url);
+  mkdirSync(dir, { recursive: true });
+  const pretty = (bytes: Uint8Array | undefined) => `${JSON.stringify(JSON.parse(Buffer.from(bytes!).toString('utf8')), null, 1)}\n`;
+  writeFileSync(new URL(`${name}.traces.json`, dir), pretty(JsonTraceSerializer.serializeRequest(spans)));
+  if (logs.length > 0) writeFileSync(new URL(`${name}.logs.json`, dir), pretty(JsonLogsSerializer.serializeRequest(logs)));
 }
 
 /** The triplets among outcomes. */

@@ -5,7 +5,7 @@
 import { trace } from '@opentelemetry/api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CUSTOM_DEFAULTS, createPromptSourceExtractor } from '../../../src/capture/mappers/custom.ts';
-import { RAG, contextBlock, expectRagTriplet, startHarness, triplets, type Harness } from '../helpers/harness.ts';
+import { contextBlock, expectRagTriplet, type Harness, maybeWriteFixture, RAG, startHarness, triplets } from '../helpers/harness.ts';
 
 let h: Harness;
 
@@ -23,6 +23,7 @@ beforeAll(async () => {
     span.end();
   });
   await h.flush();
+  maybeWriteFixture('custom', h.spans.getFinishedSpans());
 });
 
 afterAll(() => h.shutdown());

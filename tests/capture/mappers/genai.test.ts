@@ -8,7 +8,7 @@ import { OpenAIInstrumentation } from '@opentelemetry/instrumentation-openai';
 import type * as OpenAIv6 from 'openai-v6';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeOpenAI, type FakeOpenAI } from '../../fakes/openai-server.ts';
-import { RAG, RAG_REPLY, contextBlock, expectRagTriplet, replayOtlp, startHarness, triplets, type Harness } from '../helpers/harness.ts';
+import { contextBlock, expectRagTriplet, type Harness, maybeWriteFixture, RAG, RAG_REPLY, replayOtlp, startHarness, triplets } from '../helpers/harness.ts';
 
 // The instrumentation patches openai < 7 only; ragwatch itself uses openai 7 (alias devDependency).
 const require = createRequire(import.meta.url);
@@ -60,6 +60,7 @@ beforeAll(async () => {
   await ragRequest(true);
   await ragRequest(false);
   await h.flush();
+  maybeWriteFixture('genai', h.spans.getFinishedSpans(), h.logs.getFinishedLogRecords());
 });
 
 afterAll(async () => {

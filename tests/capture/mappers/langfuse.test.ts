@@ -7,7 +7,7 @@ import { startActiveObservation, startObservation } from '@langfuse/tracing';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeOpenAI, type FakeOpenAI } from '../../fakes/openai-server.ts';
-import { RAG, RAG_REPLY, contextBlock, expectRagTriplet, expectTtft, replayOtlp, startHarness, triplets, type Harness } from '../helpers/harness.ts';
+import { contextBlock, expectRagTriplet, expectTtft, type Harness, maybeWriteFixture, RAG, RAG_REPLY, replayOtlp, startHarness, triplets } from '../helpers/harness.ts';
 
 let fake: FakeOpenAI;
 let h: Harness;
@@ -35,6 +35,7 @@ beforeAll(async () => {
     root.update({ output: text });
   });
   await h.flush();
+  maybeWriteFixture('langfuse', h.spans.getFinishedSpans());
 });
 
 afterAll(async () => {

@@ -15,7 +15,7 @@ import { ChatOpenAI } from '@langchain/openai';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeOpenAI, type FakeOpenAI } from '../../fakes/openai-server.ts';
-import { RAG, RAG_REPLY, expectRagTriplet, replayOtlp, startHarness, triplets, type Harness } from '../helpers/harness.ts';
+import { expectRagTriplet, type Harness, maybeWriteFixture, RAG, RAG_REPLY, replayOtlp, startHarness, triplets } from '../helpers/harness.ts';
 
 /** A retriever over fixed documents; LangChain keeps ids/scores in metadata. */
 class FixedRetriever extends BaseRetriever {
@@ -56,6 +56,7 @@ beforeAll(async () => {
   for await (const chunk of await chain.stream(RAG.query)) answer += chunk;
   expect(answer).toBe(RAG.answer);
   await h.flush();
+  maybeWriteFixture('openinference', h.spans.getFinishedSpans());
 });
 
 afterAll(async () => {

@@ -9,7 +9,7 @@ import { InMemorySpanExporter } from '@opentelemetry/sdk-trace';
 import type * as OpenAIv6 from 'openai-v6';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startFakeOpenAI, type FakeOpenAI } from '../../fakes/openai-server.ts';
-import { RAG, RAG_REPLY, contextBlock, expectRagTriplet, replayOtlp, startHarness, triplets, type Harness } from '../helpers/harness.ts';
+import { contextBlock, expectRagTriplet, type Harness, maybeWriteFixture, RAG, RAG_REPLY, replayOtlp, startHarness, triplets } from '../helpers/harness.ts';
 
 // @traceloop/instrumentation-openai patches openai < 7 only (alias devDependency).
 const require = createRequire(import.meta.url);
@@ -54,6 +54,7 @@ beforeAll(async () => {
   await vi.waitFor(() => expect(exported.getFinishedSpans()).toHaveLength(3), { timeout: 15_000, interval: 50 });
   await traceloop.forceFlush();
   await h.flush();
+  maybeWriteFixture('traceloop', exported.getFinishedSpans() as never);
 });
 
 afterAll(async () => {

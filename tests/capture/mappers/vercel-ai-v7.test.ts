@@ -9,7 +9,7 @@ import { registerTelemetry, stepCountIs, streamText, tool } from 'ai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { startFakeOpenAI, type FakeOpenAI } from '../../fakes/openai-server.ts';
-import { RAG, RAG_REPLY, expectRagTriplet, expectTtft, replayOtlp, startHarness, triplets, type Harness } from '../helpers/harness.ts';
+import { expectRagTriplet, expectTtft, type Harness, maybeWriteFixture, RAG, RAG_REPLY, replayOtlp, startHarness, triplets } from '../helpers/harness.ts';
 
 let fake: FakeOpenAI;
 let h: Harness;
@@ -33,6 +33,7 @@ beforeAll(async () => {
   for await (const c of result.textStream) text += c;
   expect(text).toBe(RAG.answer);
   await h.flush();
+  maybeWriteFixture('vercel-ai-v7', h.spans.getFinishedSpans());
 });
 
 afterAll(async () => {

@@ -8,7 +8,7 @@ import { createOpenAI } from 'ai-sdk-openai-v3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { startFakeOpenAI, type FakeOpenAI } from '../../fakes/openai-server.ts';
-import { RAG, RAG_REPLY, contextBlock, expectRagTriplet, expectTtft, replayOtlp, startHarness, triplets, type Harness } from '../helpers/harness.ts';
+import { contextBlock, expectRagTriplet, expectTtft, type Harness, maybeWriteFixture, RAG, RAG_REPLY, replayOtlp, startHarness, triplets } from '../helpers/harness.ts';
 
 const PROMPT_CONFIG = {
   capture: {
@@ -55,6 +55,7 @@ beforeAll(async () => {
   for await (const c of withTool.textStream) text += c;
   expect(text).toBe(RAG.answer);
   await h.flush();
+  maybeWriteFixture('vercel-ai', h.spans.getFinishedSpans());
 });
 
 afterAll(async () => {
