@@ -71,5 +71,11 @@ describe.skipIf(!enabled)('collector survives broker loss', () => {
     expect(sampled).toBe(130);
     expect(produced + dropped + (await scrape(api, 'ragwatch_triplets_in_flight'))).toBe(sampled);
     expect(collector.child.exitCode).toBeNull();
+
+    // SIGTERM: stop ingest, flush the producer, exit 0 within the grace period.
+    const stopping = performance.now();
+    collector.child.kill('SIGTERM');
+    expect(await collector.exited).toBe(0);
+    expect(performance.now() - stopping).toBeLessThan(4_000);
   }, 120_000);
 });

@@ -107,5 +107,11 @@ describe.skipIf(!enabled)('poison messages reach the DLQ and the partition keeps
     expect(await scrape(scorer.apiUrl, 'ragwatch_dlq_messages_total')).toBe(4);
     expect(await scrape(scorer.apiUrl, 'ragwatch_kafka_consumer_lag_messages')).toBe(0);
     expect((await fetch(`${scorer.apiUrl}/readyz`)).status).toBe(200);
+
+    // SIGTERM: finish and commit the current batch, leave the group, exit 0 within the grace period.
+    const stopping = performance.now();
+    scorer.child.kill('SIGTERM');
+    expect(await scorer.exited).toBe(0);
+    expect(performance.now() - stopping).toBeLessThan(4_000);
   }, 90_000);
 });
