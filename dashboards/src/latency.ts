@@ -6,13 +6,16 @@
  */
 import { RowBuilder, type DashboardBuilder } from '@grafana/grafana-foundation-sdk/dashboard';
 import * as timeseries from '@grafana/grafana-foundation-sdk/timeseries';
-import { SERVICE, prom, ragwatchDashboard } from './common.ts';
+import { ROUTE, SERVICE, prom, ragwatchDashboard } from './common.ts';
+
+/** Series filter of every latency panel (route: `.*` = All also matches series without a route label). */
+const FILTER = `${SERVICE}, ${ROUTE}`;
 
 const QUANTILES = [0.5, 0.95, 0.99] as const;
 
 /** A quantile of a latency histogram, by service and model. */
 export function latencyQuantile(metric: string, q: number): string {
-  return `histogram_quantile(${q}, sum by (le, service, model) (rate(${metric}_bucket{${SERVICE}}[$__rate_interval])))`;
+  return `histogram_quantile(${q}, sum by (le, service, model) (rate(${metric}_bucket{${FILTER}}[$__rate_interval])))`;
 }
 
 function quantilePanel(title: string, metric: string, description: string): timeseries.PanelBuilder {
@@ -39,7 +42,7 @@ export function latencyDashboard(): DashboardBuilder {
         .height(9)
         .span(12)
         .unit('reqps')
-        .withTarget(prom(`sum by (service, model) (rate(ragwatch_response_duration_seconds_count{${SERVICE}}[$__rate_interval]))`, '{{service}} {{model}}')),
+        .withTarget(prom(`sum by (service, model) (rate(ragwatch_response_duration_seconds_count{${FILTER}}[$__rate_interval]))`, '{{service}} {{model}}')),
     )
     .withRow(new RowBuilder('Output tokens'))
     .withPanel(
@@ -49,7 +52,7 @@ export function latencyDashboard(): DashboardBuilder {
         .height(9)
         .span(12)
         .unit('short')
-        .withTarget(prom(`sum by (service, model) (rate(ragwatch_output_tokens_sum{${SERVICE}}[$__rate_interval]))`, '{{service}} {{model}}')),
+        .withTarget(prom(`sum by (service, model) (rate(ragwatch_output_tokens_sum{${FILTER}}[$__rate_interval]))`, '{{service}} {{model}}')),
     )
     .withPanel(
       new timeseries.PanelBuilder()
@@ -60,7 +63,7 @@ export function latencyDashboard(): DashboardBuilder {
         .unit('short')
         .withTarget(
           prom(
-            `sum by (service, model) (rate(ragwatch_output_tokens_sum{${SERVICE}}[$__rate_interval])) / sum by (service, model) (rate(ragwatch_output_tokens_count{${SERVICE}}[$__rate_interval]))`,
+            `sum by (service, model) (rate(ragwatch_output_tokens_sum{${FILTER}}[$__rate_interval])) / sum by (service, model) (rate(ragwatch_output_tokens_count{${FILTER}}[$__rate_interval]))`,
             '{{service}} {{model}}',
           ),
         ),
