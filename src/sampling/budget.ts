@@ -17,6 +17,7 @@ export type BudgetVerdict = { admitted: true } | { admitted: false; reason: 'bud
 
 const MINUTE_MS = 60_000;
 
+/** Per-process judge budget: triplets per minute and tokens per rolling hour. */
 export class ScoringBudget {
   readonly #perMinute: number | undefined;
   readonly #tokensPerHour: number | undefined;

@@ -6,6 +6,7 @@ import { unitHash } from './hash.ts';
 import type { Sampler, SamplingDecision } from './types.ts';
 import type { Triplet } from '../triplet.ts';
 
+/** One deterministic rate for every triplet (stratum `all`). */
 export class RateSampler implements Sampler {
   readonly #rate: number;
 

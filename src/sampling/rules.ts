@@ -48,6 +48,7 @@ interface CompiledRule {
   test: (t: Triplet) => boolean;
 }
 
+/** Ordered force-in/force-out rules in front of a fallback sampler. */
 export class RulesSampler implements Sampler {
   readonly #rules: CompiledRule[];
   readonly #fallback: RulesSamplerOptions['fallback'];

@@ -39,6 +39,7 @@ function clampRate(rate: number): number {
   return Number.isFinite(rate) ? Math.min(1, Math.max(0, rate)) : 0;
 }
 
+/** Per-stratum deterministic rates or per-minute quotas on one bounded label. */
 export class StratifiedSampler implements Sampler {
   readonly #by: StratumLabel;
   readonly #attribute: string | undefined;

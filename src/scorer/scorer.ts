@@ -27,6 +27,7 @@ export interface ScorerOptions {
   retryBackoffMs?: number;
 }
 
+/** Judges one triplet at a time and records the outcome (metrics, sinks, accounting). */
 export class Scorer {
   readonly #judge: Judge;
   readonly #instruments: Instruments;

@@ -12,6 +12,7 @@ export interface DedupeWindowOptions {
   maxEntries?: number;
 }
 
+/** Remembers recently finished triplet ids (bounded by time and count). */
 export class DedupeWindow {
   readonly #windowMs: number;
   readonly #max: number;

@@ -42,6 +42,7 @@ export interface BufferedKafkaProducerOptions {
 /** Consecutive failures after which the kafkajs producer is thrown away and recreated. */
 const RECREATE_AFTER_FAILURES = 3;
 
+/** Bounded, batching, self-healing kafkajs producer; `enqueue` never blocks. */
 export class BufferedKafkaProducer {
   readonly #kafka: Kafka;
   readonly #topic: string;

@@ -7,15 +7,16 @@
  * `error`/`stage` headers; judge back-pressure pauses the partition for `retryAfterMs`.
  * @module
  */
-import type { Consumer, EachBatchPayload, IHeaders, Kafka, KafkaMessage, Message } from 'kafkajs';
+import type { Consumer, EachBatchPayload, Kafka, KafkaMessage, Message } from 'kafkajs';
 import { DedupeWindow } from './dedupe.ts';
 import type { BufferedKafkaProducer } from './kafka-buffered-producer.ts';
 import type { KafkaSection } from './kafka-client.ts';
+import { decodeTriplet, dlqMessage, type PoisonStage } from './kafka-poison.ts';
 import type { HandleResult, TripletConsumer, TripletHandler } from './types.ts';
 import { errorMessage } from '../errors.ts';
 import { silentLogger, type Logger } from '../log.ts';
 import type { Instruments } from '../metrics/instruments.ts';
-import { SCHEMA_VERSION, sampledTripletSchema, type SampledTriplet } from '../triplet.ts';
+import { SCHEMA_VERSION } from '../triplet.ts';
 
 /** Options of {@link KafkaTripletConsumer}. */
 export interface KafkaTripletConsumerOptions {
@@ -35,21 +36,12 @@ type Outcome =
   | { kind: 'done'; out?: { topic: 'scores' | 'dlq'; message: Message } }
   | { kind: 'retry'; retryAfterMs: number };
 
-/** Where a poison message was rejected. */
-type PoisonStage = 'decode' | 'validate';
 
 /** Messages processed between offset commits within one batch. */
 const COMMIT_EVERY = 50;
-/** Longest text put in the `error` header, characters. */
-const MAX_ERROR_CHARS = 500;
 
-function header(headers: IHeaders | undefined, name: string): string | undefined {
-  const v = headers?.[name];
-  if (v === undefined) return undefined;
-  const first = Array.isArray(v) ? v[0] : v;
-  return first === undefined ? undefined : first.toString();
-}
 
+/** The scorer's consumer-group loop: decode → dedupe → judge → scores/DLQ → commit. */
 export class KafkaTripletConsumer implements TripletConsumer {
   readonly #kafka: Kafka;
   readonly #section: KafkaSection;
@@ -251,7 +243,7 @@ export class KafkaTripletConsumer implements TripletConsumer {
       this.#instruments.received.inc();
       this.#instruments.inFlight.inc();
     }
-    const parsed = this.#decode(message);
+    const parsed = decodeTriplet(message, this.#section.consumer.maxMessageBytes);
     if (!parsed.ok) return this.#poison(topic, partition, message, parsed.stage, parsed.reason, parsed.error);
     const triplet = parsed.triplet;
     if (this.#dedupe.has(triplet.id) || this.#inProgress.has(triplet.id)) {
@@ -284,7 +276,7 @@ export class KafkaTripletConsumer implements TripletConsumer {
     if (result.status === 'failed') {
       this.#instruments.dlq.inc({ stage: 'judge', reason: result.reason });
       const error = result.error ? errorMessage(result.error) : result.reason;
-      return { kind: 'done', out: { topic: 'dlq', message: this.#dlqMessage(topic, partition, message, 'judge', result.reason, error, result.attempts ?? attempt) } };
+      return { kind: 'done', out: { topic: 'dlq', message: dlqMessage({ topic, partition, message, stage: 'judge', reason: result.reason, error, attempts: result.attempts ?? attempt, maxBytes: this.#section.consumer.maxMessageBytes }) } };
     }
     if (!this.#publishScores || !result.record) return { kind: 'done' };
     return {
@@ -296,54 +288,11 @@ export class KafkaTripletConsumer implements TripletConsumer {
     };
   }
 
-  #decode(message: KafkaMessage): { ok: true; triplet: SampledTriplet } | { ok: false; stage: PoisonStage; reason: string; error: string } {
-    const value = message.value;
-    if (!value || value.length === 0) return { ok: false, stage: 'decode', reason: 'empty_value', error: 'message has no value' };
-    const max = this.#section.consumer.maxMessageBytes;
-    if (value.length > max) return { ok: false, stage: 'decode', reason: 'too_large', error: `value is ${value.length} bytes, limit ${max}` };
-    const version = header(message.headers, 'schema-version');
-    if (version !== SCHEMA_VERSION) {
-      return { ok: false, stage: 'validate', reason: 'schema_version', error: `schema-version ${version === undefined ? 'missing' : JSON.stringify(version.slice(0, 20))}, expected ${SCHEMA_VERSION}` };
-    }
-    let json: unknown;
-    try {
-      json = JSON.parse(value.toString('utf8'));
-    } catch (err) {
-      return { ok: false, stage: 'decode', reason: 'bad_json', error: errorMessage(err) };
-    }
-    const result = sampledTripletSchema.safeParse(json);
-    if (!result.success) {
-      const issue = result.error.issues[0];
-      return { ok: false, stage: 'validate', reason: 'schema_invalid', error: issue ? `${issue.path.join('.') || '(root)'}: ${issue.message}` : 'invalid' };
-    }
-    return { ok: true, triplet: result.data };
-  }
-
   #poison(topic: string, partition: number, message: KafkaMessage, stage: PoisonStage, reason: string, error: string): Outcome {
     this.#instruments.failed.inc({ reason });
     this.#instruments.dlq.inc({ stage, reason });
     this.#instruments.inFlight.dec();
-    return { kind: 'done', out: { topic: 'dlq', message: this.#dlqMessage(topic, partition, message, stage, reason, error, 1) } };
+    return { kind: 'done', out: { topic: 'dlq', message: dlqMessage({ topic, partition, message, stage, reason, error, attempts: 1, maxBytes: this.#section.consumer.maxMessageBytes }) } };
   }
 
-  #dlqMessage(topic: string, partition: number, message: KafkaMessage, stage: string, reason: string, error: string, attempts: number): Message {
-    const limit = this.#section.consumer.maxMessageBytes;
-    const value = message.value ?? null;
-    // An oversized original would be refused by the broker too: keep its head so the DLQ write cannot stall the partition.
-    const truncated = value !== null && value.length > limit;
-    const headers: IHeaders = {
-      error: error.slice(0, MAX_ERROR_CHARS),
-      stage,
-      reason,
-      attempts: String(attempts),
-      'original-topic': topic,
-      'original-partition': String(partition),
-      'original-offset': message.offset,
-      'original-size': String(value?.length ?? 0),
-    };
-    const version = header(message.headers, 'schema-version');
-    if (version !== undefined) headers['schema-version'] = version.slice(0, 20);
-    if (truncated) headers.truncated = 'true';
-    return { key: message.key ?? null, value: truncated ? value.subarray(0, Math.floor(limit / 2)) : value, headers };
-  }
 }

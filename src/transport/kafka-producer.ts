@@ -23,6 +23,7 @@ export interface KafkaTripletProducerOptions {
 /** Stage label of producer drops in `ragwatch_dropped_total`. */
 const STAGE = 'transport';
 
+/** Sends sampled triplets to the triplets topic through a bounded buffer. */
 export class KafkaTripletProducer implements TripletProducer {
   readonly #buffered: BufferedKafkaProducer;
   readonly #instruments: Instruments;

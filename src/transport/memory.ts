@@ -23,6 +23,7 @@ interface Queued {
   attempt: number;
 }
 
+/** Bounded in-process queue that is both the producer and the consumer. */
 export class MemoryTransport implements TripletProducer, TripletConsumer {
   #queue: Queued[] = [];
   #head = 0;
