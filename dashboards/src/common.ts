@@ -15,7 +15,6 @@ import {
   TextBoxVariableBuilder,
   ThresholdsConfigBuilder,
   ThresholdsMode,
-  VariableHide,
   VariableRefresh,
   VariableSort,
   CustomVariableBuilder,
@@ -49,14 +48,6 @@ export function promInstant(expr: string, legend?: string, refId?: string): Data
   if (legend !== undefined) q.legendFormat(legend);
   if (refId !== undefined) q.refId(refId);
   return q;
-}
-
-/** Red below `threshold`, green at or above (for ratios where higher is better). */
-export function higherIsBetter(threshold: number): ThresholdsConfigBuilder {
-  return new ThresholdsConfigBuilder().mode(ThresholdsMode.Absolute).steps([
-    { value: null, color: 'red' },
-    { value: threshold, color: 'green' },
-  ]);
 }
 
 /** Green below `warn`, orange from `warn`, red from `crit` (for counts of bad things, lag, residuals). */
@@ -108,8 +99,7 @@ export function ragwatchDashboard(options: DashboardOptions): DashboardBuilder {
       new TextBoxVariableBuilder('ragwatch_url')
         .label('ragwatch URL')
         .description('Base URL of a ragwatch scorer (or all-in-one) HTTP port, for the examples page link.')
-        .defaultValue('http://localhost:9464')
-        .hide(VariableHide.HideVariable),
+        .defaultValue('http://localhost:9464'),
     )
     .link(new DashboardLinkBuilder('ragwatch').type(DashboardLinkType.Dashboards).tags([TAG]).asDropdown(true).includeVars(true).keepTime(true))
     .link(new DashboardLinkBuilder('Worst recent answers').type(DashboardLinkType.Link).url('${ragwatch_url}/examples').targetBlank(true).icon('doc'));

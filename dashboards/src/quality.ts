@@ -5,12 +5,12 @@
  * @module
  */
 import { BigValueColorMode, BigValueGraphMode, ReduceDataOptionsBuilder, VizOrientation } from '@grafana/grafana-foundation-sdk/common';
-import { MappingType, RowBuilder, type DashboardBuilder, type ValueMapping } from '@grafana/grafana-foundation-sdk/dashboard';
+import { MappingType, RowBuilder, ThresholdsConfigBuilder, ThresholdsMode, type DashboardBuilder, type ValueMapping } from '@grafana/grafana-foundation-sdk/dashboard';
 import * as heatmap from '@grafana/grafana-foundation-sdk/heatmap';
 import { PromQueryFormat } from '@grafana/grafana-foundation-sdk/prometheus';
 import * as stat from '@grafana/grafana-foundation-sdk/stat';
 import * as timeseries from '@grafana/grafana-foundation-sdk/timeseries';
-import { JUDGE, SERVICE, higherIsBetter, prom, promInstant, ragwatchDashboard } from './common.ts';
+import { JUDGE, SERVICE, prom, promInstant, ragwatchDashboard } from './common.ts';
 
 const SCORE = `metric="$metric", ${JUDGE}, ${SERVICE}`;
 
@@ -32,7 +32,7 @@ const SUSPECT: ValueMapping[] = [
 function currentMean(): stat.PanelBuilder {
   return new stat.PanelBuilder()
     .title('$metric')
-    .description('Weighted mean over $window (sampling weights applied). Turns red below the metric\'s configured threshold (alerts.metrics.<metric>.threshold).')
+    .description('Weighted mean over $window (sampling weights applied). Green at or above the metric\'s configured threshold (alerts.metrics.<metric>.threshold), red below it — and red when the metric has no configured threshold.')
     .repeat('metric')
     .repeatDirection('h')
     .maxPerRow(6)
@@ -45,13 +45,14 @@ function currentMean(): stat.PanelBuilder {
     .colorMode(BigValueColorMode.Background)
     .graphMode(BigValueGraphMode.Area)
     .reduceOptions(new ReduceDataOptionsBuilder().calcs(['lastNotNull']))
-    // Static fallback; the configFromData transformation replaces threshold 1 with ragwatch_threshold_ratio.
-    .thresholds(higherIsBetter(0.7))
+    // Red below, green from the metric's configured threshold: the configFromData transformation adds the
+    // green step at ragwatch_threshold_ratio{metric} (query B), so the colour follows the deployed config.
+    .thresholds(new ThresholdsConfigBuilder().mode(ThresholdsMode.Absolute).steps([{ value: null, color: 'red' }]))
     .withTarget(promInstant(WEIGHTED_MEAN, 'mean', 'A'))
     .withTarget(promInstant(THRESHOLD, 'threshold', 'B'))
     .withTransformation({
       id: 'configFromData',
-      options: { configRefId: 'B', mappings: [{ fieldName: 'threshold', handlerKey: 'threshold1' }] },
+      options: { configRefId: 'B', mappings: [{ fieldName: 'threshold', handlerKey: 'threshold1', handlerArguments: { threshold: { color: 'green' } } }] },
     });
 }
 
