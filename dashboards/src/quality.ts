@@ -37,7 +37,8 @@ function currentMean(): stat.PanelBuilder {
     .repeatDirection('h')
     .maxPerRow(6)
     .height(5)
-    .span(4)
+    // Full width: Grafana splits the row among the repeats (up to maxPerRow per row).
+    .span(24)
     .unit('percentunit')
     .min(0)
     .max(1)
@@ -64,7 +65,7 @@ function meanOverTime(): timeseries.PanelBuilder {
     .repeatDirection('h')
     .maxPerRow(3)
     .height(8)
-    .span(8)
+    .span(24)
     .unit('percentunit')
     .min(0)
     .max(1)

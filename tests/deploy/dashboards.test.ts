@@ -57,6 +57,19 @@ describe('dashboards (offline)', () => {
     }
   });
 
+  it('lay out panels on the 24-column grid without overflow or overlap', () => {
+    for (const def of DASHBOARDS) {
+      const boxes = ((def.build().panels ?? []) as Array<{ title?: string; gridPos?: { x: number; y: number; w: number; h: number } }>).map((p) => ({ title: p.title, ...p.gridPos! }));
+      for (const [i, a] of boxes.entries()) {
+        expect(a.x + a.w, `${def.file}: ${a.title}`).toBeLessThanOrEqual(24);
+        for (const b of boxes.slice(i + 1)) {
+          const overlap = a.x < b.x + b.w && b.x < a.x + a.w && a.y < b.y + b.h && b.y < a.y + a.h;
+          expect(overlap, `${def.file}: ${a.title} overlaps ${b.title}`).toBe(false);
+        }
+      }
+    }
+  });
+
   it('RAG quality has a stat per metric coloured by its threshold, mean + threshold series, heatmap, alerts, diagnosis and the examples link', () => {
     const dash = DASHBOARDS.find((d) => d.file === 'ragwatch-quality.json')!.build();
     const panels = (dash.panels ?? []) as Array<{ type: string; title?: string; repeat?: string; targets?: Array<{ expr: string }>; transformations?: Array<{ id: string }> }>;
