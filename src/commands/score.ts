@@ -9,6 +9,7 @@ import { parseArgs } from 'node:util';
 import { loadConfig } from '../config/load.ts';
 import { ConfigError } from '../errors.ts';
 import { createInstruments } from '../metrics/instruments.ts';
+import { createRedactor } from '../capture/redaction/redact-outcome.ts';
 import { createJudge } from '../pipeline.ts';
 import type { Judge } from '../judges/types.ts';
 import { METRIC_NAMES, sampledTripletSchema, tripletSchema, type MetricName, type SampledTriplet, type ScoreRecord } from '../triplet.ts';
@@ -85,6 +86,7 @@ Exit code 1 when a line fails or a --min gate is not met.
     const gates = parseMin(values.min ?? []);
     const judge = createJudge(config, { instruments: createInstruments({ processMetrics: false }) });
     await judge.init();
+    const redactor = createRedactor(config.redaction);
 
     const file = positionals[0]!;
     const lines = createInterface({ input: file === '-' ? process.stdin : createReadStream(file, 'utf8'), crlfDelay: Infinity });
@@ -126,7 +128,12 @@ Exit code 1 when a line fails or a --min gate is not met.
           continue;
         }
         const triplet = toSampled(parsed);
-        window.push(typeof triplet === 'string' ? Promise.resolve({ line, out: triplet }) : scoreOne(judge, triplet).then((out) => ({ line, out })));
+        // Triplets from a file may carry raw PII: redact before the judge sees them (DESIGN §11 promise 8).
+        if (typeof triplet === 'string') window.push(Promise.resolve({ line, out: triplet }));
+        else {
+          const redacted = redactor.redact(triplet);
+          window.push(redacted.ok ? scoreOne(judge, { ...redacted.triplet, sampling: triplet.sampling }).then((out) => ({ line, out })) : Promise.resolve({ line, out: 'redaction failed; not scored' }));
+        }
         if (window.length >= config.judge.concurrency) await flush();
       }
       await flush();
