@@ -7,6 +7,7 @@
  * @module
  */
 import { Capture } from './capture/capture.ts';
+import { redactionForPipeline } from './capture/redaction/redact-outcome.ts';
 import type { CapturedLog, CapturedSpan, GenerationOutcome } from './capture/types.ts';
 import type { RagwatchConfig } from './config/schema.ts';
 import { EmbeddedJudge } from './judges/embedded/embedded-judge.ts';
@@ -125,7 +126,7 @@ export class Pipeline {
     }
     this.capture = new Capture({
       config: config.capture,
-      redaction: config.redaction,
+      redaction: redactionForPipeline(config),
       instruments: this.instruments,
       onTriplet: (t) => this.#sample(t),
       ...(options.onOutcome ? { onOutcome: options.onOutcome } : {}),

@@ -5,12 +5,28 @@
 import { PolicyRedactor } from './policy-redactor.ts';
 import type { TripletRedactor } from './types.ts';
 import type { RedactionConfig } from '../../config/sections/redaction.ts';
+import type { RagwatchConfig } from '../../config/schema.ts';
 import type { Instruments } from '../../metrics/instruments.ts';
 import type { GenerationOutcome } from '../types.ts';
 
 /** Builds the redactor for a `redaction` config section (default: every built-in recognizer on). */
 export function createRedactor(config?: RedactionConfig): TripletRedactor {
   return new PolicyRedactor(config);
+}
+
+/**
+ * The redaction section with every span attribute the sampling configuration reads (rule matches,
+ * the stratifying attribute, the feedback attribute) added to `allowAttributes`, so the allow-list
+ * never silently disables a sampling rule. Their values are still redacted like text.
+ */
+export function redactionForPipeline(config: RagwatchConfig): RedactionConfig {
+  const s = config.sampling;
+  const used = [
+    ...s.rules.flatMap((r) => Object.keys(r.match.attributes ?? {})),
+    ...(s.strata.by === 'attribute' && s.strata.attribute ? [s.strata.attribute] : []),
+    s.feedback.attribute,
+  ];
+  return { ...config.redaction, allowAttributes: [...new Set([...config.redaction.allowAttributes, ...used])] };
 }
 
 /**
