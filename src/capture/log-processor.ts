@@ -27,8 +27,11 @@ export interface LogRecordLike {
 export interface RagwatchLogRecordProcessorOptions {
   /** The pipeline to feed; usually `spanProcessor.pipeline`. */
   pipeline?: Pipeline;
-  /** The span processor whose pipeline to feed (used when `pipeline` is absent). */
-  spanProcessor?: { readonly pipeline: Pipeline };
+  /**
+   * The span processor whose pipeline to feed (used when `pipeline` is absent). Pass it even with
+   * `pipeline`: the span processor then drains this one first when flushed.
+   */
+  spanProcessor?: { readonly pipeline: Pipeline; addLogSource?(source: { forceFlush(): Promise<unknown> }): void };
   /** Log records buffered between `onEmit` and the next drain; newest dropped beyond it. Default 2048. */
   maxQueueSize?: number;
   /** Drain period, milliseconds. Default 200. */
@@ -67,6 +70,7 @@ export class RagwatchLogRecordProcessor {
 
   constructor(options: RagwatchLogRecordProcessorOptions = {}) {
     this.#pipeline = options.pipeline ?? options.spanProcessor?.pipeline;
+    options.spanProcessor?.addLogSource?.(this);
     if (!this.#pipeline) diag.warn('ragwatch: RagwatchLogRecordProcessor has no pipeline (pass { spanProcessor }); log records are ignored');
     this.#maxQueueSize = options.maxQueueSize ?? 2048;
     this.#timer = setInterval(() => this.#drain(), options.scheduledDelayMillis ?? 200);

@@ -85,6 +85,8 @@ export class RagwatchSpanProcessor {
   /** The pipeline this processor feeds (its `instruments.registry` holds the metrics). */
   readonly pipeline: Pipeline;
   readonly #ownsPipeline: boolean;
+  /** Log processors feeding the same pipeline: drained first, so content log records precede assembly. */
+  readonly #logSources = new Set<{ forceFlush(): Promise<unknown> }>();
   readonly #maxQueueSize: number;
   #buffer: ReadableSpanLike[] = [];
   #dropped = 0;
@@ -120,6 +122,7 @@ export class RagwatchSpanProcessor {
 
   /** Drains buffered spans into the pipeline and waits until they are scored. */
   async forceFlush(): Promise<void> {
+    this.#drainLogSources();
     this.#drain();
     await this.pipeline.forceFlush();
   }
@@ -128,10 +131,24 @@ export class RagwatchSpanProcessor {
   shutdown(): Promise<void> {
     this.#shutdown ??= (async () => {
       if (this.#timer) clearInterval(this.#timer);
+      this.#drainLogSources();
       this.#drain();
       if (this.#ownsPipeline) await this.pipeline.shutdown();
     })();
     return this.#shutdown;
+  }
+
+  /**
+   * Registers a log processor whose buffer is drained before this processor assembles (NodeSDK
+   * flushes the tracer provider before the logger provider). `RagwatchLogRecordProcessor` calls it.
+   */
+  addLogSource(source: { forceFlush(): Promise<unknown> }): void {
+    this.#logSources.add(source);
+  }
+
+  #drainLogSources(): void {
+    // Their forceFlush drains synchronously; the promise only reports completion.
+    for (const source of this.#logSources) void source.forceFlush();
   }
 
   #drain(): void {

@@ -80,6 +80,17 @@ describe('RagwatchLogRecordProcessor', () => {
     await proc.shutdown();
   });
 
+  it('the span processor drains its log processors before assembling (NodeSDK flushes traces before logs)', async () => {
+    const p = pipeline();
+    const spans = new RagwatchSpanProcessor({ pipeline: p, scheduledDelayMillis: 60_000 });
+    const logs = new RagwatchLogRecordProcessor({ spanProcessor: spans, scheduledDelayMillis: 60_000 });
+    logs.onEmit(record('gen_ai.choice'));
+    await spans.forceFlush();
+    expect(await counter(p, 'ragwatch_logs_received_total')).toMatch(/\{source="processor"\} 1/);
+    await logs.shutdown();
+    await spans.shutdown();
+  });
+
   it('without a pipeline it warns and ignores records (a host is never broken)', async () => {
     const proc = new RagwatchLogRecordProcessor();
     expect(() => proc.onEmit(record('gen_ai.user.message'))).not.toThrow();

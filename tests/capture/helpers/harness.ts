@@ -56,9 +56,13 @@ export function stubJudge(): Judge {
   };
 }
 
-/** Test configuration: embedded defaults plus overrides. */
+/**
+ * Test configuration: embedded defaults plus overrides. Traces are assembled by `flush()`, not by
+ * idle time, so a loaded CI machine cannot split a request between two idle sweeps.
+ */
 export function testConfig(overrides: Record<string, unknown> = {}): RagwatchConfig {
-  return loadConfig({ env: {}, overrides: { metrics: { processMetrics: false }, ...overrides } });
+  const capture = { traceIdleMs: 20_000, traceMaxAgeMs: 60_000, ...(overrides['capture'] as Record<string, unknown> | undefined) };
+  return loadConfig({ env: {}, overrides: { metrics: { processMetrics: false }, ...overrides, capture } });
 }
 
 export interface Harness {
