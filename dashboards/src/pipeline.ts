@@ -128,7 +128,7 @@ export function pipelineDashboard(): DashboardBuilder {
     )
     .withPanel(
       rates('Kafka produce errors and paused partitions', 'Failed send attempts (retried) by topic, and partitions the scorer paused for judge back-pressure. Kafka mode only.', 'short', [
-        ['sum by (topic) (rate(ragwatch_kafka_produce_errors_total[$__rate_interval]))', 'produce errors {{topic}}'],
+        ['sum by (topic) (rate(ragwatch_kafka_produce_errors_total[$__rate_interval])) or vector(0)', 'produce errors {{topic}}'],
         ['sum(ragwatch_kafka_partitions_paused)', 'paused partitions'],
       ]),
     )
