@@ -1,0 +1,51 @@
+/**
+ * buildTriplets rules the real-library tests do not isolate: which retrieval feeds a generation,
+ * nested generations reported once, the stable id, and truncation.
+ */
+import { describe, expect, it } from 'vitest';
+import { buildTriplets, tripletId } from '../../src/capture/build-triplets.ts';
+import { DEFAULT_MAPPERS } from '../../src/capture/mappers/index.ts';
+import type { Attributes, CapturedSpan } from '../../src/capture/types.ts';
+
+const T = 'a'.repeat(32);
+let seq = 0;
+function span(attributes: Attributes, startMs: number, endMs: number, extra: Partial<CapturedSpan> = {}): CapturedSpan {
+  return { traceId: T, spanId: (++seq).toString(16).padStart(16, '0'), name: `s${seq}`, kind: 0, startMs, endMs, attributes, events: [], droppedEventsCount: 0, resource: { 'service.name': 'svc' }, scope: 't', ...extra };
+}
+const retriever = (doc: string, startMs: number, endMs: number, extra: Partial<CapturedSpan> = {}) =>
+  span({ 'openinference.span.kind': 'RETRIEVER', 'input.value': 'q?', 'retrieval.documents.0.document.content': doc }, startMs, endMs, extra);
+const llm = (answer: string, startMs: number, endMs: number, extra: Partial<CapturedSpan> = {}) =>
+  span({ 'openinference.span.kind': 'LLM', 'llm.input_messages.0.message.role': 'user', 'llm.input_messages.0.message.content': 'q?', 'llm.output_messages.0.message.role': 'assistant', 'llm.output_messages.0.message.content': answer }, startMs, endMs, extra);
+const build = (spans: CapturedSpan[], maxTextChars = 1000) => buildTriplets(spans, { mappers: DEFAULT_MAPPERS, defaultService: 'x', maxTextChars });
+
+describe('buildTriplets', () => {
+  it('each generation takes the latest retrieval that ended before it started', () => {
+    const out = build([llm('a2', 40, 50), retriever('d1', 0, 10), llm('a1', 12, 20), retriever('d2', 25, 30)]);
+    const bySources = Object.fromEntries(out.map((o) => (o.kind === 'triplet' ? [o.triplet.response, o.triplet.sources[0]!.content] : ['', ''])));
+    expect(bySources).toEqual({ a1: 'd1', a2: 'd2' });
+  });
+
+  it('a retrieval that started after the generation ended never feeds it', () => {
+    const [o] = build([llm('a', 0, 10), retriever('late', 20, 30)]);
+    expect(o).toMatchObject({ kind: 'incomplete', missing: ['sources'] });
+  });
+
+  it('prefers the generation\'s own trace when a request spans several traces', () => {
+    const other = 'b'.repeat(32);
+    const out = build([retriever('own', 0, 5), retriever('other', 0, 8, { traceId: other }), llm('a', 10, 20)]);
+    expect(out[0]).toMatchObject({ kind: 'triplet', triplet: { sources: [{ content: 'own' }] } });
+  });
+
+  it('a generation nested under a generation with the same answer is reported once, by the outer span', () => {
+    const outer = llm('same', 10, 30);
+    const inner = llm('same', 12, 28, { parentSpanId: outer.spanId });
+    const out = build([retriever('d', 0, 5), outer, inner]);
+    expect(out).toHaveLength(1);
+    expect(out[0]).toMatchObject({ kind: 'triplet', triplet: { spanId: outer.spanId, id: tripletId(T, outer.spanId) } });
+  });
+
+  it('clips every text field at maxTextChars', () => {
+    const [o] = build([retriever('x'.repeat(50), 0, 5), llm('y'.repeat(50), 10, 20)], 10);
+    expect(o).toMatchObject({ kind: 'triplet', triplet: { sources: [{ content: 'x'.repeat(10) }], response: 'y'.repeat(10), service: 'svc' } });
+  });
+});
