@@ -137,6 +137,17 @@ describe('helm chart', () => {
       }
     });
 
+    it('PodDisruptionBudgets select their pods and never block node drains (minAvailable < replicas)', () => {
+      const pdbs = ofKind<K8sObject & { spec: { minAvailable?: number; maxUnavailable?: number; selector: { matchLabels: Record<string, string> } } }>(objects, 'PodDisruptionBudget');
+      expect(pdbs.length).toBeGreaterThan(0);
+      for (const pdb of pdbs) {
+        const [deployment, ...more] = ofKind<DeploymentObj & { spec: { replicas: number } }>(objects, 'Deployment').filter((d) => selects(pdb.spec.selector.matchLabels, d.spec.template.metadata.labels));
+        expect(more, pdb.metadata.name).toEqual([]);
+        if (pdb.spec.minAvailable !== undefined) expect(pdb.spec.minAvailable, pdb.metadata.name).toBeLessThan(deployment!.spec.replicas);
+        else expect(pdb.spec.maxUnavailable, pdb.metadata.name).toBeGreaterThan(0);
+      }
+    });
+
     it('sets only environment variables that ragwatch reads, secrets only by reference', () => {
       const known = new Set([...ENV_OVERRIDES.map((o) => o.env), 'RAGWATCH_CONFIG']);
       for (const d of ofKind<DeploymentObj>(objects, 'Deployment')) {
