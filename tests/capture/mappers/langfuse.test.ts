@@ -15,7 +15,10 @@ let h: Harness;
 beforeAll(async () => {
   fake = await startFakeOpenAI(() => RAG_REPLY);
   h = startHarness();
-  const client = observeOpenAI(new OpenAI({ baseURL: fake.baseURL, apiKey: 'test' }));
+  const raw = new OpenAI({ baseURL: fake.baseURL, apiKey: 'test' });
+  // Warm-up, not observed: the first connection is not TTFT.
+  await raw.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'warm-up' }] });
+  const client = observeOpenAI(raw);
   await startActiveObservation('rag', async (root) => {
     root.update({ input: RAG.query });
     const retriever = startObservation('retrieve', { input: { query: RAG.query } }, { asType: 'retriever' });

@@ -21,8 +21,10 @@ beforeAll(async () => {
     return wantsTool ? { toolCalls: [{ id: 'call_1', name: 'searchDocs', arguments: JSON.stringify({ query: RAG.query }) }] } : RAG_REPLY;
   });
   h = startHarness();
-  registerTelemetry(new OpenTelemetry());
   const openai = createOpenAI({ baseURL: fake.baseURL, apiKey: 'test' });
+  // Warm-up before telemetry is registered: lazy module loading and the first connection are not TTFT.
+  for await (const _ of streamText({ model: openai.chat('gpt-4o-mini'), prompt: 'warm-up' }).textStream);
+  registerTelemetry(new OpenTelemetry());
   const result = streamText({
     model: openai.chat('gpt-4o-mini'),
     prompt: RAG.query,

@@ -31,6 +31,8 @@ beforeAll(async () => {
   });
   h = startHarness({ config: PROMPT_CONFIG });
   const openai = createOpenAI({ baseURL: fake.baseURL, apiKey: 'test' });
+  // Warm-up without telemetry: lazy module loading and the first connection are not TTFT.
+  for await (const _ of streamText({ model: openai.chat('gpt-4o-mini'), prompt: 'warm-up' }).textStream);
 
   // 1. Documents in the prompt, no retriever span.
   const inPrompt = streamText({
