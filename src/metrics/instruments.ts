@@ -69,6 +69,7 @@ export function createInstruments(options: InstrumentsOptions = {}) {
     kafkaProducerBuffer: new Gauge({ name: 'ragwatch_kafka_producer_buffer_messages', help: 'Messages buffered in the Kafka producer waiting for acknowledgement, by topic.', labelNames: ['topic'], registers }),
     kafkaConsumerLag: new Gauge({ name: 'ragwatch_kafka_consumer_lag_messages', help: 'High watermark minus the committed offset, per assigned partition.', labelNames: ['topic', 'partition'], registers }),
     kafkaPaused: new Gauge({ name: 'ragwatch_kafka_partitions_paused', help: 'Partitions paused for judge back-pressure (429/Retry-After).', registers }),
+    kafkaAssigned: new Gauge({ name: 'ragwatch_kafka_partitions_assigned', help: 'Partitions of the triplets topic assigned to this scorer by the consumer group.', registers }),
     judgeRequests: new Counter({ name: 'ragwatch_judge_requests_total', help: 'HTTP requests to the LLM judge endpoint, by outcome (ok, rate_limited, server_error, timeout, network_error, client_error, circuit_open).', labelNames: ['outcome'], registers }),
     judgeTokens: new Counter({ name: 'ragwatch_judge_tokens_total', help: 'Tokens used by LLM judge calls, by type (input, output).', labelNames: ['type'], registers }),
     judgeRequestDuration: new Histogram({ name: 'ragwatch_judge_request_duration_seconds', help: 'Duration of one HTTP request to the LLM judge endpoint.', labelNames: ['outcome'], buckets: DURATION_BUCKETS, registers }),

@@ -139,6 +139,7 @@ export class KafkaTripletConsumer implements TripletConsumer {
    * left counting them.
    */
   #onAssignment(partitions: number[]): void {
+    this.#instruments.kafkaAssigned.set(partitions.length);
     const owned = new Set(partitions);
     for (const key of [...this.#attempts.keys()]) {
       if (owned.has(Number(key.split(':')[0]))) continue;

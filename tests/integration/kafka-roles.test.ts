@@ -42,6 +42,12 @@ describe.skipIf(!enabled)('ragwatch collector + two scorers on the mock cluster'
     const scores = await readTopic(mock.brokers, topics.scores);
     readers.push(scores);
     await waitFor(async () => (await fetch(`${scorerA!.apiUrl}/readyz`)).status === 200 && (await fetch(`${scorerB!.apiUrl}/readyz`)).status === 200, 30_000, 200);
+    // The two scorers share the topic's 4 partitions (the mock auto-creates 4) before traffic starts.
+    await waitFor(async () => {
+      const a = await scrape(scorerA!.apiUrl, 'ragwatch_kafka_partitions_assigned');
+      const b = await scrape(scorerB!.apiUrl, 'ragwatch_kafka_partitions_assigned');
+      return a > 0 && b > 0 && a + b === 4;
+    }, 40_000, 200);
 
     const traceIdsOfScores = () => scores.messages.map((m) => (JSON.parse(String(m.value)) as ScoreRecord).traceId);
     const t0 = Date.now();
