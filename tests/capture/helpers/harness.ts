@@ -94,6 +94,8 @@ export function startHarness(options: { instrumentations?: Instrumentation[]; co
       logRecordProcessors: [new SimpleLogRecordProcessor({ exporter: logs }), logProcessor],
       instrumentations: options.instrumentations ?? [],
       spanLimits: { attributeCountLimit: 512 },
+      // No metrics pipeline: otherwise NodeSDK exports the instrumentations' metrics over OTLP from the environment.
+      metricReaders: [],
     });
     sdk.start();
   }
