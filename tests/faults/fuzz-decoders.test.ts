@@ -247,11 +247,12 @@ describe('fault 5: fuzzing decoders, mappers and capture', () => {
     await capture.forceFlush();
     await new Promise((r) => setTimeout(r, 50));
     const dropped = await instruments.dropped.get();
+    const internalDropsByReason = Object.fromEntries(dropped.values.map((v) => [String(v.labels.reason), v.value]));
     const internalDrops = dropped.values.filter((v) => v.labels.reason === 'mapper_error' || v.labels.reason === 'redaction_error').reduce((a, v) => a + v.value, 0);
     reportFigure({ fault: 'fuzz', figure: 'generated_inputs', value: stats.inputs, decoderCalls: stats.decoderCalls, mapperCalls: stats.mapperCalls, spansDecoded: stats.spansDecoded, triplets });
     reportFigure({ fault: 'fuzz', figure: 'crashes', value: stats.crashes, rejected4xx: stats.rejected4xx, examples: crashes });
     reportFigure({ fault: 'fuzz', figure: 'unhandled_rejections', value: unhandled });
-    reportFigure({ fault: 'fuzz', figure: 'capture_internal_drops', value: internalDrops });
+    reportFigure({ fault: 'fuzz', figure: 'capture_internal_drops', value: internalDrops, captureDropsByReason: internalDropsByReason });
     reportFigure({ fault: 'fuzz', figure: 'max_decode_ms', value: Math.round(stats.maxDecodeMs * 10) / 10 });
     expect(stats.inputs).toBeGreaterThanOrEqual(10_000);
     expect(crashes).toEqual([]);
