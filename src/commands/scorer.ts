@@ -8,6 +8,8 @@ import { parseArgs } from 'node:util';
 import { loadConfig } from '../config/load.ts';
 import { ConfigError } from '../errors.ts';
 import { createLogger } from '../log.ts';
+import { createInstruments } from '../metrics/instruments.ts';
+import { QualityMonitor, configSummary, instrumentsOptionsFromConfig } from '../metrics/quality.ts';
 import { Pipeline } from '../pipeline.ts';
 import { createApiApp } from '../server/api-app.ts';
 import { listen } from '../server/serve.ts';
@@ -31,14 +33,18 @@ server.httpPort.`,
       throw new ConfigError('config key "transport.kind": the scorer consumes from Kafka; set it to kafka (env RAGWATCH_TRANSPORT=kafka)', ['transport.kind']);
     }
     const logger = createLogger(config.log.level);
-    const pipeline = new Pipeline({ config, role: 'scorer', logger });
-    const api = createApiApp({ registry: pipeline.instruments.registry, ready: () => pipeline.ready });
+    // Scores are made here in split mode: windowed means, alerts, diagnosis and examples live here too.
+    const instruments = createInstruments(instrumentsOptionsFromConfig(config));
+    const quality = new QualityMonitor({ config, instruments });
+    const pipeline = new Pipeline({ config, instruments, onRecord: quality.onRecord, role: 'scorer', logger });
+    const api = createApiApp({ registry: instruments.registry, ready: () => pipeline.ready, quality, summary: () => configSummary(config) });
     const http = await listen(api, config.server.host, config.server.httpPort);
     logger.info({ metrics: `http://${config.server.host}:${http.port}/metrics`, group: config.transport.kafka.groupId, judge: pipeline.judge.kind }, 'ragwatch scorer started');
     pipeline.start().then(
       () => logger.info({ judge: pipeline.judge.kind }, 'scorer consuming'),
       (err: unknown) => logger.error({ err }, 'scorer failed to start'),
     );
+    quality.start();
     let stopping = false;
     const stop = (signal: string) => {
       if (stopping) {
@@ -54,6 +60,7 @@ server.httpPort.`,
       hardStop.unref();
       pipeline
         .shutdown()
+        .then(() => quality.shutdown())
         .then(() => http.close())
         .then(
           () => {

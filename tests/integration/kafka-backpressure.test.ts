@@ -88,5 +88,7 @@ describe.skipIf(!enabled)('judge 429 pauses the partition instead of failing tri
     expect(await scrape(scorer.apiUrl, 'ragwatch_triplets_failed_total')).toBe(0);
     expect(await scrape(scorer.apiUrl, 'ragwatch_triplets_scored_total')).toBe(sent.length);
     expect(await scrape(scorer.apiUrl, 'ragwatch_kafka_partitions_paused')).toBe(0);
+    // Split mode: the scorer also keeps the windowed means (QualityMonitor) of what it scored.
+    await waitFor(async () => (await scrape(scorer!.apiUrl, 'ragwatch_score_mean_ratio', { metric: 'groundedness' })) > 0, 15_000, 250);
   }, 90_000);
 });
