@@ -94,7 +94,7 @@ export function ragwatchDashboard(options: DashboardOptions): DashboardBuilder {
     .time({ from: 'now-3h', to: 'now' })
     .withVariable(new DatasourceVariableBuilder('datasource').label('Prometheus').type('prometheus'))
     .withVariable(labelValues('service', 'service', 'ragwatch_response_duration_seconds_count').multi(true).includeAll(true).allValue('.*'))
-    .withVariable(labelValues('route', 'route', '{__name__=~"ragwatch_.+", route!=""}').multi(true).includeAll(true).allValue('.*'))
+    .withVariable(labelValues('route', 'route', 'ragwatch_response_duration_seconds_count').multi(true).includeAll(true).allValue('.*'))
     .withVariable(
       new TextBoxVariableBuilder('ragwatch_url')
         .label('ragwatch URL')

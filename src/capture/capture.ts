@@ -39,12 +39,15 @@ export class Capture {
   readonly #redactor: TripletRedactor;
   readonly #services = new LabelBound(50);
   readonly #models = new LabelBound(50);
+  /** Route label of the latency histograms: `capture.routes` when given, else the first 20 routes seen. */
+  readonly #routes: LabelBound;
   #timer: NodeJS.Timeout | undefined;
 
   constructor(options: CaptureOptions) {
     const c = options.config;
     this.#instruments = options.instruments;
     this.#onTriplet = options.onTriplet;
+    this.#routes = new LabelBound(20, c.routes);
     this.#onOutcome = options.onOutcome;
     this.#redactor = createRedactor(options.redaction);
     this.#build = { mappers: options.mappers ?? createMappers(c.custom), defaultService: c.defaultService, maxTextChars: c.maxTextChars };
@@ -118,7 +121,9 @@ export class Capture {
   }
 
   #recordLatency(t: Triplet): void {
-    const labels = { service: this.#services.get(t.service), model: this.#models.get(t.model) };
+    const labels: Record<string, string> = { service: this.#services.get(t.service), model: this.#models.get(t.model) };
+    // Only generations with a route carry the label (dashboards filter with route=~"$route").
+    if (t.route !== undefined) labels.route = this.#routes.get(t.route);
     const { ttftMs, tpotMs, durationMs, outputTokens } = t.latency;
     this.#instruments.duration.observe(labels, durationMs / 1000);
     if (ttftMs !== undefined) this.#instruments.ttft.observe(labels, ttftMs / 1000);

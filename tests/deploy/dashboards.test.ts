@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DASHBOARD_DIRS, buildDashboards } from '../../scripts/build-dashboards.ts';
 import { DASHBOARDS, dashboardJson } from '../../dashboards/src/index.ts';
+import { latencyQuantile } from '../../dashboards/src/latency.ts';
 import { haveBinaries, promAlerts, promQuery, scratchDir, startPrometheus, type LoopbackProcess } from '../helpers/prometheus.ts';
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/openai-server.ts';
 import { haveKcat, startKafkaMock, type KafkaMock } from '../helpers/kafka-mock.ts';
@@ -177,6 +178,12 @@ describe('live: ragwatch start (chart test-alert config; and an LLM-judge instan
     if (expectedEmpty.length > 0) console.info(`dashboard panels empty on ragwatch start, by design:\n  ${expectedEmpty.join('\n  ')}`);
     expect(failures).toEqual([]);
     expect(queries.length - expectedEmpty.length).toBeGreaterThan(20);
+    // The service and route variables have values to pick (label_values of the latency histogram).
+    const series = await promQuery(prometheus!.url, 'ragwatch_response_duration_seconds_count');
+    expect(new Set(series.map((x) => x.metric.service))).toContain('rag-demo');
+    expect(new Set(series.map((x) => x.metric.route))).toContain('/ask');
+    const oneRoute = substitute(latencyQuantile('ragwatch_time_to_first_token_seconds', 0.95), SUBST).replace('route=~".*"', 'route=~"/ask"');
+    expect((await promQuery(prometheus!.url, oneRoute)).length).toBeGreaterThan(0);
   }, 240_000);
 
   it.skipIf(!enabled)('the test alert of docs/deploy.md fires in Prometheus and in ragwatch\'s own evaluator', async () => {

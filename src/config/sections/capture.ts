@@ -57,7 +57,7 @@ export const captureSection = z
     joinLinks: z.boolean().default(true),
     /** The `custom` convention (attribute names, sources from the prompt). */
     custom: customConventionSection.prefault({}),
-    /** Routes kept as metric/sampling labels (from `http.route` or `rag.route`); others become `other`. */
+    /** Routes kept as metric/sampling labels (from `http.route` or `rag.route`); others become `other`. Empty: the first 20 distinct routes seen. */
     routes: z.array(z.string()).default([]),
   })
   .strict();
