@@ -49,26 +49,51 @@ export function tryJson(text: string): AttrValue | undefined {
   }
 }
 
+type IndexedGroups = Map<string, Map<number, Record<string, AttrValue>>>;
+
+// Mappers ask for several prefixes of the same span; one pass groups every indexed key so each
+// later lookup is O(1) (spans are immutable once finished, so the grouping never goes stale).
+const groupsCache = new WeakMap<Attributes, IndexedGroups>();
+
+function groupIndexed(attrs: Attributes): IndexedGroups {
+  const groups: IndexedGroups = new Map();
+  for (const key in attrs) {
+    const value = attrs[key];
+    if (value === undefined) continue;
+    // The first all-digit segment splits `<prefix>.<i>.<suffix>`.
+    let start = 0;
+    for (;;) {
+      const dot = key.indexOf('.', start);
+      if (dot < 0) break;
+      const next = key.indexOf('.', dot + 1);
+      if (next < 0) break;
+      const seg = key.slice(dot + 1, next);
+      if (seg.length > 0 && seg.length <= 9 && /^\d+$/.test(seg)) {
+        const prefix = key.slice(0, dot);
+        let byIndex = groups.get(prefix);
+        if (!byIndex) groups.set(prefix, (byIndex = new Map()));
+        const idx = Number(seg);
+        let entry = byIndex.get(idx);
+        if (!entry) byIndex.set(idx, (entry = {}));
+        entry[key.slice(next + 1)] = value;
+        break;
+      }
+      start = dot + 1;
+    }
+  }
+  return groups;
+}
+
 /**
  * Collects flattened indexed attributes `<prefix>.<i>.<suffix>` into an array of
  * `{ suffix: value }` maps ordered by index (OpenInference / Traceloop flattening).
+ * `prefix` must not itself contain an index segment.
  */
 export function indexed(attrs: Attributes, prefix: string): Array<Record<string, AttrValue>> {
-  const byIndex = new Map<number, Record<string, AttrValue>>();
-  const p = prefix + '.';
-  for (const key in attrs) {
-    if (!key.startsWith(p)) continue;
-    const rest = key.slice(p.length);
-    const dot = rest.indexOf('.');
-    if (dot <= 0) continue;
-    const idx = Number(rest.slice(0, dot));
-    if (!Number.isInteger(idx) || idx < 0) continue;
-    const value = attrs[key];
-    if (value === undefined) continue;
-    let entry = byIndex.get(idx);
-    if (!entry) byIndex.set(idx, (entry = {}));
-    entry[rest.slice(dot + 1)] = value;
-  }
+  let groups = groupsCache.get(attrs);
+  if (!groups) groupsCache.set(attrs, (groups = groupIndexed(attrs)));
+  const byIndex = groups.get(prefix);
+  if (!byIndex) return [];
   return [...byIndex.entries()].sort((a, b) => a[0] - b[0]).map(([, v]) => v);
 }
 
