@@ -44,8 +44,8 @@ export async function startRagwatch(config: Record<string, unknown>, options: St
   // JSON is valid YAML.
   writeFileSync(file, JSON.stringify(config));
   const script = `const { main } = await import(${JSON.stringify(CLI)}); await main(process.argv.slice(1));`;
-  const env = { ...process.env };
-  delete env.RAGWATCH_CONFIG;
+  // Only the test's config counts: no RAGWATCH_* / OPENAI_* overrides from the caller's environment.
+  const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('RAGWATCH_') && !k.startsWith('OPENAI_')));
   const child = spawn(process.execPath, ['--input-type=module', '-e', script, command, '-c', file], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   const logs: Array<Record<string, unknown>> = [];
   let raw = '';
