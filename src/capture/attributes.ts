@@ -49,52 +49,61 @@ export function tryJson(text: string): AttrValue | undefined {
   }
 }
 
-type IndexedGroups = Map<string, Map<number, Record<string, AttrValue>>>;
+type IndexedEntry = Record<string, AttrValue>;
+type IndexedGroups = Map<string, readonly IndexedEntry[]>;
 
 // Mappers ask for several prefixes of the same span; one pass groups every indexed key so each
 // later lookup is O(1) (spans are immutable once finished, so the grouping never goes stale).
 const groupsCache = new WeakMap<Attributes, IndexedGroups>();
+const NO_ENTRIES: readonly IndexedEntry[] = Object.freeze([]);
+
+/** Index of the first all-digit dot-separated segment `.<digits>.` in `key`, as [dotBefore, dotAfter]. */
+function indexSegment(key: string): [number, number] | undefined {
+  let dot = key.indexOf('.');
+  while (dot >= 0) {
+    let i = dot + 1;
+    while (i < key.length) {
+      const c = key.charCodeAt(i);
+      if (c < 48 || c > 57) break;
+      i++;
+    }
+    if (i > dot + 1 && i - dot - 1 <= 9 && key.charCodeAt(i) === 46 /* . */) return [dot, i];
+    dot = key.indexOf('.', dot + 1);
+  }
+  return undefined;
+}
 
 function groupIndexed(attrs: Attributes): IndexedGroups {
-  const groups: IndexedGroups = new Map();
+  const byPrefix = new Map<string, Map<number, IndexedEntry>>();
   for (const key in attrs) {
     const value = attrs[key];
     if (value === undefined) continue;
-    // The first all-digit segment splits `<prefix>.<i>.<suffix>`.
-    let start = 0;
-    for (;;) {
-      const dot = key.indexOf('.', start);
-      if (dot < 0) break;
-      const next = key.indexOf('.', dot + 1);
-      if (next < 0) break;
-      const seg = key.slice(dot + 1, next);
-      if (seg.length > 0 && seg.length <= 9 && /^\d+$/.test(seg)) {
-        const prefix = key.slice(0, dot);
-        let byIndex = groups.get(prefix);
-        if (!byIndex) groups.set(prefix, (byIndex = new Map()));
-        const idx = Number(seg);
-        let entry = byIndex.get(idx);
-        if (!entry) byIndex.set(idx, (entry = {}));
-        entry[key.slice(next + 1)] = value;
-        break;
-      }
-      start = dot + 1;
-    }
+    const seg = indexSegment(key);
+    if (!seg) continue;
+    const prefix = key.slice(0, seg[0]);
+    let byIndex = byPrefix.get(prefix);
+    if (!byIndex) byPrefix.set(prefix, (byIndex = new Map()));
+    const idx = Number(key.slice(seg[0] + 1, seg[1]));
+    let entry = byIndex.get(idx);
+    if (!entry) byIndex.set(idx, (entry = {}));
+    entry[key.slice(seg[1] + 1)] = value;
+  }
+  const groups: IndexedGroups = new Map();
+  for (const [prefix, byIndex] of byPrefix) {
+    groups.set(prefix, [...byIndex.entries()].sort((a, b) => a[0] - b[0]).map(([, v]) => v));
   }
   return groups;
 }
 
 /**
- * Collects flattened indexed attributes `<prefix>.<i>.<suffix>` into an array of
- * `{ suffix: value }` maps ordered by index (OpenInference / Traceloop flattening).
- * `prefix` must not itself contain an index segment.
+ * Collects flattened indexed attributes `<prefix>.<i>.<suffix>` into `{ suffix: value }` maps
+ * ordered by index (OpenInference / Traceloop flattening). `prefix` must not itself contain an
+ * index segment. The result is shared: do not mutate it.
  */
-export function indexed(attrs: Attributes, prefix: string): Array<Record<string, AttrValue>> {
+export function indexed(attrs: Attributes, prefix: string): readonly IndexedEntry[] {
   let groups = groupsCache.get(attrs);
   if (!groups) groupsCache.set(attrs, (groups = groupIndexed(attrs)));
-  const byIndex = groups.get(prefix);
-  if (!byIndex) return [];
-  return [...byIndex.entries()].sort((a, b) => a[0] - b[0]).map(([, v]) => v);
+  return groups.get(prefix) ?? NO_ENTRIES;
 }
 
 /** Flattens a JSON-ish metadata value into a string/number/boolean record (nested values JSON-encoded). */

@@ -57,12 +57,19 @@ function clip(text: string, max: number): string {
  * that ended before the generation started; else one that at least started before it ended
  * (streamed retrieval). A retrieval that started after the generation ended never feeds it.
  */
+/**
+ * Timestamp slack when ordering spans, milliseconds. The JS SDK takes start times from a
+ * millisecond clock and end times from a sub-millisecond one, so a child that starts in the
+ * parent's last millisecond can appear to start after the parent ended.
+ */
+const CLOCK_SLACK_MS = 2;
+
 function pickRetrieval(gen: CapturedSpan, retrievals: readonly Retrieval[]): Retrieval | undefined {
-  const usable = retrievals.filter((r) => r.fields.sources && r.fields.sources.length > 0 && r.span.startMs <= gen.endMs);
+  const usable = retrievals.filter((r) => r.fields.sources && r.fields.sources.length > 0 && r.span.startMs <= gen.endMs + CLOCK_SLACK_MS);
   if (usable.length === 0) return undefined;
   const sameTrace = usable.filter((r) => r.span.traceId === gen.traceId);
   const pool = sameTrace.length > 0 ? sameTrace : usable;
-  const before = pool.filter((r) => r.span.endMs <= gen.startMs + 1);
+  const before = pool.filter((r) => r.span.endMs <= gen.startMs + CLOCK_SLACK_MS);
   const candidates = before.length > 0 ? before : pool;
   return candidates.reduce((best, r) => (r.span.endMs > best.span.endMs ? r : best));
 }

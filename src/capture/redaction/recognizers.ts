@@ -9,6 +9,27 @@ import { digitsOf, ibanLength, ipv6Valid, luhnValid } from './validators.ts';
 
 const lower = (s: string) => s.toLowerCase();
 
+// The recognizers of one text ask in turn; counting once per distinct text keeps it one pass.
+let countedText: string | undefined;
+let countedDigits = 0;
+
+/**
+ * True when `text` holds at least `n` ASCII digits. The digit-based recognizers' pre-check: most
+ * RAG text has a few numbers (years, counts) and none of the 9+ digits a phone, card or SSN needs.
+ */
+export function hasDigits(text: string, n: number): boolean {
+  if (text !== countedText) {
+    let count = 0;
+    for (let i = 0; i < text.length; i++) {
+      const c = text.charCodeAt(i);
+      if (c >= 48 && c <= 57) count++;
+    }
+    countedText = text;
+    countedDigits = count;
+  }
+  return countedDigits >= n;
+}
+
 /** E-mail addresses (RFC 5321 length limits: 64-character local part, 63-character labels). */
 export const emailRecognizer: Recognizer = {
   name: 'email',
@@ -27,6 +48,7 @@ export const phoneRecognizer: Recognizer = {
     /(?<![\w.+-])(?:\(\d{3}\) ?|\d{3}[-. ])\d{3}[-. ]\d{4}(?!\w|[-.]\d)/dg,
     /(?<![\w.+-])0[1-9]\d{0,3}(?:[ -]\d{2,4}){2,4}(?!\w|[-.]\d)/dg,
   ],
+  mayContain: (t) => hasDigits(t, 9),
   validate: (c) => {
     const n = digitsOf(c).length;
     return n >= 9 && n <= 15 ? c.length : 0;
@@ -61,6 +83,7 @@ export const paymentCardRecognizer: Recognizer = {
   name: 'payment_card',
   entity: 'PAYMENT_CARD',
   patterns: [/(?<![\d+-])[2-6](?:[ -]?\d){12,18}(?!\d)/dg],
+  mayContain: (t) => hasDigits(t, 13),
   validate: cardLength,
   normalize: digitsOf,
 };
@@ -70,6 +93,7 @@ export const ibanRecognizer: Recognizer = {
   name: 'iban',
   entity: 'IBAN',
   patterns: [/(?<![A-Za-z0-9])[A-Z]{2}\d{2}(?: ?[A-Za-z0-9]){11,30}/dg],
+  mayContain: (t) => hasDigits(t, 2) && /[A-Z]{2}\d{2}/.test(t),
   validate: ibanLength,
   normalize: (s) => s.replace(/ /g, '').toUpperCase(),
 };
@@ -82,6 +106,7 @@ export const usSsnRecognizer: Recognizer = {
     /(?<![\d-])(?!000|666|9\d\d)\d{3}([- ])(?!00)\d{2}\1(?!0000)\d{4}(?![\d-])/dg,
     /\b(?:ssn|social security(?: number)?)\W{0,3}(?<value>\d{9})(?!\d)/dgi,
   ],
+  mayContain: (t) => hasDigits(t, 9),
   normalize: digitsOf,
 };
 
@@ -90,15 +115,19 @@ export const ipAddressRecognizer: Recognizer = {
   name: 'ip_address',
   entity: 'IP_ADDRESS',
   patterns: [
-    /(?<![0-9A-Za-z:.])[0-9A-Fa-f:]{2,39}(?![0-9A-Za-z:]|\.\d)/dg,
+    // The lookahead (a colon within the first group) keeps hex-looking words and plain numbers
+    // ("added", "1896") from reaching the validator.
+    /(?<![0-9A-Za-z:.])(?=[0-9A-Fa-f]{0,4}:)[0-9A-Fa-f:]{2,39}(?![0-9A-Za-z:]|\.\d)/dg,
     /(?<![\d.])(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(?!\d|\.\d)/dg,
   ],
-  mayContain: (t) => t.includes('.') || t.includes(':'),
+  mayContain: (t) => t.includes(':') || (t.includes('.') && hasDigits(t, 4)),
   validate: (c) => (c.includes('.') || ipv6Valid(c) ? c.length : 0),
   normalize: lower,
 };
 
 const KEY_NAMES = String.raw`api[_-]?key|apikey|secret(?:[_-]?key)?|client[_-]?secret|password|passwd|pwd|(?:access|auth|refresh|session|id)[_-]?token|private[_-]?key`;
+
+const SECRET_ANCHORS = /sk-|_live_|_test_|gh[pousr]_|github_pat_|xox[abprs]-|AIza|AKIA|ASIA|eyJ|-----BEGIN|bearer|api[_-]?key|apikey|secret|passw|pwd|token|private[_-]?key|[?&](?:key|sig)/i;
 
 /** Secrets: provider API keys with a known prefix, JWTs, PEM private keys, bearer tokens and `password=…`-style assignments. */
 export const secretRecognizer: Recognizer = {
@@ -114,6 +143,8 @@ export const secretRecognizer: Recognizer = {
     new RegExp(String.raw`\b(?:${KEY_NAMES})["']?\s{0,3}[:=]\s{0,3}["']?(?<value>[^\s"',;]{6,4096})`, 'dgi'),
     /[?&](?:token|key|sig|signature)=(?<value>[^\s&#"']{8,4096})/dgi,
   ],
+  // One pass over literal anchors every pattern above needs (a superset: "Asia" passes too).
+  mayContain: (t) => SECRET_ANCHORS.test(t),
 };
 
 /** Every built-in recognizer, in the order they run (specific before generic: a card is never read as a phone). */
