@@ -57,41 +57,48 @@ type IndexedGroups = Map<string, readonly IndexedEntry[]>;
 const groupsCache = new WeakMap<Attributes, IndexedGroups>();
 const NO_ENTRIES: readonly IndexedEntry[] = Object.freeze([]);
 
-/** Index of the first all-digit dot-separated segment `.<digits>.` in `key`, as [dotBefore, dotAfter]. */
-function indexSegment(key: string): [number, number] | undefined {
-  let dot = key.indexOf('.');
-  while (dot >= 0) {
-    let i = dot + 1;
-    while (i < key.length) {
-      const c = key.charCodeAt(i);
-      if (c < 48 || c > 57) break;
-      i++;
-    }
-    if (i > dot + 1 && i - dot - 1 <= 9 && key.charCodeAt(i) === 46 /* . */) return [dot, i];
-    dot = key.indexOf('.', dot + 1);
-  }
-  return undefined;
-}
-
+/**
+ * Groups `<prefix>.<i>.<suffix>` keys by prefix (split at the first all-digit segment). Hot on
+ * the capture path: no regexes, one slice per key, and the previous key's prefix reused since
+ * instrumentations write the keys of one list next to each other.
+ */
 function groupIndexed(attrs: Attributes): IndexedGroups {
-  const byPrefix = new Map<string, Map<number, IndexedEntry>>();
+  const byPrefix = new Map<string, IndexedEntry[]>();
+  let lastPrefix = '';
+  let lastList: IndexedEntry[] | undefined;
   for (const key in attrs) {
     const value = attrs[key];
     if (value === undefined) continue;
-    const seg = indexSegment(key);
-    if (!seg) continue;
-    const prefix = key.slice(0, seg[0]);
-    let byIndex = byPrefix.get(prefix);
-    if (!byIndex) byPrefix.set(prefix, (byIndex = new Map()));
-    const idx = Number(key.slice(seg[0] + 1, seg[1]));
-    let entry = byIndex.get(idx);
-    if (!entry) byIndex.set(idx, (entry = {}));
-    entry[key.slice(seg[1] + 1)] = value;
+    let dot = key.indexOf('.');
+    while (dot >= 0) {
+      let i = dot + 1;
+      let idx = 0;
+      while (i < key.length) {
+        const c = key.charCodeAt(i);
+        if (c < 48 || c > 57) break;
+        idx = idx * 10 + (c - 48);
+        i++;
+      }
+      const digits = i - dot - 1;
+      if (digits > 0 && digits <= 9 && key.charCodeAt(i) === 46 /* . */) {
+        let list: IndexedEntry[] | undefined;
+        if (lastList !== undefined && dot === lastPrefix.length && key.startsWith(lastPrefix)) list = lastList;
+        else {
+          lastPrefix = key.slice(0, dot);
+          list = byPrefix.get(lastPrefix);
+          if (!list) byPrefix.set(lastPrefix, (list = []));
+          lastList = list;
+        }
+        const entry = (list[idx] ??= {});
+        entry[key.slice(i + 1)] = value;
+        break;
+      }
+      dot = key.indexOf('.', dot + 1);
+    }
   }
   const groups: IndexedGroups = new Map();
-  for (const [prefix, byIndex] of byPrefix) {
-    groups.set(prefix, [...byIndex.entries()].sort((a, b) => a[0] - b[0]).map(([, v]) => v));
-  }
+  // Sparse indexes (e.g. only document 3) keep their order; holes are dropped.
+  for (const [prefix, list] of byPrefix) groups.set(prefix, list.filter((e) => e !== undefined));
   return groups;
 }
 
