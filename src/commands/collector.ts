@@ -8,6 +8,7 @@ import { startApp } from '../app.ts';
 import { loadConfig } from '../config/load.ts';
 import { ConfigError } from '../errors.ts';
 import { createLogger } from '../log.ts';
+import { stopOnSignals } from './lifecycle.ts';
 import type { Command } from './types.ts';
 
 export const collectorCommand: Command = {
@@ -29,31 +30,6 @@ buffers up to transport.kafka.producer.maxBufferMessages, dropping (and counting
     }
     const logger = createLogger(config.log.level);
     const app = await startApp(config, logger, { role: 'collector' });
-    let signalled = false;
-    const stop = (signal: string) => {
-      if (signalled) {
-        logger.warn({ signal }, 'second signal: exiting now');
-        process.exit(1);
-      }
-      signalled = true;
-      logger.info({ signal }, 'shutting down: stop ingest, flush the producer');
-      const hardStop = setTimeout(() => {
-        logger.error('shutdown grace period exceeded; exiting');
-        process.exit(1);
-      }, config.server.shutdownGraceMs + 1000);
-      hardStop.unref();
-      app.shutdown().then(
-        () => {
-          logger.info('stopped');
-          logger.flush();
-        },
-        (err: unknown) => {
-          logger.error({ err }, 'shutdown failed');
-          process.exit(1);
-        },
-      );
-    };
-    process.on('SIGINT', () => stop('SIGINT'));
-    process.on('SIGTERM', () => stop('SIGTERM'));
+    stopOnSignals({ logger, graceMs: config.server.shutdownGraceMs, what: 'stop ingest, flush the producer', shutdown: () => app.shutdown() });
   },
 };

@@ -12,6 +12,7 @@ import { createInstruments } from '../metrics/instruments.ts';
 import { createRedactor } from '../capture/redaction/redact-outcome.ts';
 import { createJudge } from '../pipeline.ts';
 import type { Judge } from '../judges/types.ts';
+import { scoreRecordOf } from '../scorer/score-record.ts';
 import { METRIC_NAMES, sampledTripletSchema, tripletSchema, type MetricName, type SampledTriplet, type ScoreRecord } from '../triplet.ts';
 import type { Command } from './types.ts';
 
@@ -40,22 +41,7 @@ function toSampled(value: unknown): SampledTriplet | string {
 async function scoreOne(judge: Judge, triplet: SampledTriplet): Promise<ScoreRecord | string> {
   const result = await judge.score(triplet);
   if (!result.ok) return `${result.error.code}: ${result.error.message}`;
-  const record: ScoreRecord = {
-    tripletId: triplet.id,
-    traceId: triplet.traceId,
-    service: triplet.service,
-    stratum: triplet.sampling.stratum,
-    weight: triplet.sampling.weight,
-    timestamp: new Date().toISOString(),
-    judge: judge.model ? { kind: judge.kind, model: judge.model } : { kind: judge.kind },
-    scores: result.scores,
-    skipped: result.skipped,
-    details: result.details,
-    diagnosis: [],
-    usage: result.usage,
-  };
-  if (triplet.route !== undefined) record.route = triplet.route;
-  return record;
+  return scoreRecordOf(triplet, judge, result);
 }
 
 export const scoreCommand: Command = {

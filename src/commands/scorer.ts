@@ -13,6 +13,7 @@ import { QualityMonitor, configSummary, instrumentsOptionsFromConfig } from '../
 import { Pipeline } from '../pipeline.ts';
 import { createApiApp } from '../server/api-app.ts';
 import { listen } from '../server/serve.ts';
+import { stopOnSignals } from './lifecycle.ts';
 import type { Command } from './types.ts';
 
 export const scorerCommand: Command = {
@@ -45,35 +46,15 @@ server.httpPort.`,
       (err: unknown) => logger.error({ err }, 'scorer failed to start'),
     );
     quality.start();
-    let stopping = false;
-    const stop = (signal: string) => {
-      if (stopping) {
-        logger.warn({ signal }, 'second signal: exiting now');
-        process.exit(1);
-      }
-      stopping = true;
-      logger.info({ signal }, 'shutting down: finish the current batch, commit, leave the group');
-      const hardStop = setTimeout(() => {
-        logger.error('shutdown grace period exceeded; exiting');
-        process.exit(1);
-      }, config.server.shutdownGraceMs + 1000);
-      hardStop.unref();
-      pipeline
-        .shutdown()
-        .then(() => quality.shutdown())
-        .then(() => http.close())
-        .then(
-          () => {
-            logger.info('stopped');
-            logger.flush();
-          },
-          (err: unknown) => {
-            logger.error({ err }, 'shutdown failed');
-            process.exit(1);
-          },
-        );
-    };
-    process.on('SIGINT', () => stop('SIGINT'));
-    process.on('SIGTERM', () => stop('SIGTERM'));
+    stopOnSignals({
+      logger,
+      graceMs: config.server.shutdownGraceMs,
+      what: 'finish the current batch, commit, leave the group',
+      shutdown: async () => {
+        await pipeline.shutdown();
+        await quality.shutdown();
+        await http.close();
+      },
+    });
   },
 };

@@ -7,6 +7,7 @@ import { startApp } from '../app.ts';
 import { loadConfig } from '../config/load.ts';
 import { createLogger } from '../log.ts';
 import { accountingSnapshot } from '../metrics/accounting.ts';
+import { stopOnSignals } from './lifecycle.ts';
 import type { Command } from './types.ts';
 
 export const startCommand: Command = {
@@ -20,32 +21,15 @@ export const startCommand: Command = {
     const config = loadConfig(values.config ? { file: values.config } : {});
     const logger = createLogger(config.log.level);
     const app = await startApp(config, logger);
-    let signalled = false;
-    const stop = (signal: string) => {
-      if (signalled) {
-        logger.warn({ signal }, 'second signal: exiting now');
-        process.exit(1);
-      }
-      signalled = true;
-      logger.info({ signal }, 'shutting down');
-      const hardStop = setTimeout(() => {
-        logger.error('shutdown grace period exceeded; exiting');
-        process.exit(1);
-      }, config.server.shutdownGraceMs + 1000);
-      hardStop.unref();
-      app.shutdown().then(
-        async () => {
-          // The final tally: residuals of 0 mean nothing was lost unexplained (DESIGN §9, §11 promise 7).
-          logger.info({ accounting: await accountingSnapshot(app.pipeline.instruments.registry) }, 'stopped');
-          logger.flush();
-        },
-        (err: unknown) => {
-          logger.error({ err }, 'shutdown failed');
-          process.exit(1);
-        },
-      );
-    };
-    process.on('SIGINT', () => stop('SIGINT'));
-    process.on('SIGTERM', () => stop('SIGTERM'));
+    stopOnSignals({
+      logger,
+      graceMs: config.server.shutdownGraceMs,
+      what: 'stop ingest, finish in-flight scoring',
+      shutdown: async () => {
+        await app.shutdown();
+        // The final tally: residuals of 0 mean nothing was lost unexplained (DESIGN §9, §11 promise 7).
+        return { accounting: await accountingSnapshot(app.pipeline.instruments.registry) };
+      },
+    });
   },
 };

@@ -8,6 +8,7 @@ import type { Instruments } from '../metrics/instruments.ts';
 import { LabelBound } from '../metrics/label-bound.ts';
 import type { ScoringBudget } from '../sampling/budget.ts';
 import type { HandleContext, HandleResult } from '../transport/types.ts';
+import { scoreRecordOf } from './score-record.ts';
 import type { MetricName, SampledTriplet, ScoreRecord } from '../triplet.ts';
 
 /** Options of {@link Scorer}. */
@@ -81,21 +82,7 @@ export class Scorer {
         return { status: 'failed', reason, error: result.error, attempts: attempt };
       }
       this.#budget?.recordTokens(result.usage.inputTokens + result.usage.outputTokens);
-      const record: ScoreRecord = {
-        tripletId: triplet.id,
-        traceId: triplet.traceId,
-        service: triplet.service,
-        stratum: triplet.sampling.stratum,
-        weight: triplet.sampling.weight,
-        timestamp: new Date().toISOString(),
-        judge: judge.model ? { kind: judge.kind, model: judge.model } : { kind: judge.kind },
-        scores: result.scores,
-        skipped: result.skipped,
-        details: result.details,
-        diagnosis: [],
-        usage: result.usage,
-      };
-      if (triplet.route !== undefined) record.route = triplet.route;
+      const record = scoreRecordOf(triplet, judge, result);
       this.#record(record);
       this.#instruments.scored.inc({ judge: judge.kind });
       this.#onRecord?.(record, triplet);

@@ -1,0 +1,27 @@
+/**
+ * Builds the ScoreRecord (DESIGN §5) for a judged triplet — shared by the scorer and the offline
+ * `ragwatch score` command so both emit the same shape.
+ * @module
+ */
+import type { Judge, JudgeScores } from '../judges/types.ts';
+import type { SampledTriplet, ScoreRecord } from '../triplet.ts';
+
+/** The record for `triplet` judged by `judge` with `result`, stamped now. */
+export function scoreRecordOf(triplet: SampledTriplet, judge: Pick<Judge, 'kind' | 'model'>, result: JudgeScores): ScoreRecord {
+  const record: ScoreRecord = {
+    tripletId: triplet.id,
+    traceId: triplet.traceId,
+    service: triplet.service,
+    stratum: triplet.sampling.stratum,
+    weight: triplet.sampling.weight,
+    timestamp: new Date().toISOString(),
+    judge: judge.model ? { kind: judge.kind, model: judge.model } : { kind: judge.kind },
+    scores: result.scores,
+    skipped: result.skipped,
+    details: result.details,
+    diagnosis: [],
+    usage: result.usage,
+  };
+  if (triplet.route !== undefined) record.route = triplet.route;
+  return record;
+}
