@@ -16,7 +16,7 @@ import { QUICK, emit, median } from './lib.ts';
 
 const N = QUICK ? 20 : 24;
 interface Row { knowledge: string; question: string; right_answer: string; hallucinated_answer: string }
-const rows = readFileSync(new URL('/work/shared/data/halueval/qa_one_turn.jsonl', import.meta.url), 'utf8').trim().split('\n').slice(0, N).map((l) => JSON.parse(l) as Row);
+const rows = readFileSync(new URL('../scripts/data/halueval-qa-sample.jsonl', import.meta.url), 'utf8').trim().split('\n').slice(0, N).map((l) => JSON.parse(l) as Row);
 
 /** Two chunks per knowledge passage (as a retriever returns them) plus a boilerplate chunk retrieved every time. */
 const BOILERPLATE = 'All answers are provided for information only. Contact the help desk for corrections.';

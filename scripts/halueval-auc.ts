@@ -4,7 +4,7 @@
  * pairs and on length-matched pairs, next to the "shorter answer is right" baseline; and the
  * self-distinctness threshold calibration (paraphrase pairs vs distinct same-topic sentence pairs).
  *
- *   node scripts/halueval-auc.ts [--file /work/shared/data/halueval/qa_one_turn.jsonl] [--limit N]
+ *   node scripts/halueval-auc.ts [--file ../shared/data/halueval/qa_one_turn.jsonl] [--limit N]
  *
  * Do not tune on qa_multi_turn.jsonl: it is the held-out check (data README).
  */
@@ -16,7 +16,7 @@ import { cosine } from '../src/judges/self-distinctness.ts';
 import { splitSentences } from '../src/judges/sentences.ts';
 import type { SampledTriplet } from '../src/triplet.ts';
 
-const { values } = parseArgs({ options: { file: { type: 'string', default: '/work/shared/data/halueval/qa_one_turn.jsonl' }, limit: { type: 'string' } } });
+const { values } = parseArgs({ options: { file: { type: 'string', default: new URL('../../shared/data/halueval/qa_one_turn.jsonl', import.meta.url).pathname }, limit: { type: 'string' } } });
 if (values.file.includes('multi_turn')) process.stderr.write('warning: qa_multi_turn is the held-out set; report it only with the design fixed, never tune on it\n');
 
 interface Row { knowledge: string; question: string; right_answer: string; hallucinated_answer: string }
