@@ -36,7 +36,10 @@ try {
   });
   let next = 0;
   const send = () => {
-    const body = bodies[next++ % bodies.length]!;
+    // New trace ids on every request (the first 8 hex digits carry a counter): overload is many
+    // distinct requests, not the same spans re-sent.
+    const prefix = (0x10000000 + next).toString(16).slice(-8);
+    const body = bodies[next++ % bodies.length]!.replace(/"traceId":"[0-9a-f]{8}/g, `"traceId":"${prefix}`);
     return fetch(otlp, { method: 'POST', headers: { 'content-type': 'application/json' }, body }).then((r) => r.arrayBuffer().then(() => r.status));
   };
   // Warm up, then take the baseline RSS.

@@ -17,6 +17,8 @@ import type { CapturedLog, CapturedSpan } from './types.ts';
 export interface AssemblerOptions {
   maxTraces: number;
   maxSpansPerTrace: number;
+  /** Spans + log records held across all groups and the recent-trace context; default unlimited. */
+  maxBufferedSpans?: number;
   traceIdleMs: number;
   traceMaxAgeMs: number;
   /** Span attributes whose value joins traces into one request. Default none. */
@@ -26,7 +28,7 @@ export interface AssemblerOptions {
 }
 
 /** Why the assembler dropped a span or log record. */
-export type AssemblerDropReason = 'max_traces' | 'max_spans_per_trace' | 'log_without_trace';
+export type AssemblerDropReason = 'max_traces' | 'max_spans_per_trace' | 'max_buffered_spans' | 'log_without_trace';
 
 interface Pending {
   spans: CapturedSpan[];
@@ -58,6 +60,10 @@ export class TraceAssembler {
   readonly #alias = new Map<string, string>();
   /** trace id → its last assembled group (bounded by maxTraces, kept traceMaxAgeMs). */
   readonly #recent = new Map<string, Recent>();
+  /** Spans + logs held in #groups (including context seeded from #recent). */
+  #bufferedItems = 0;
+  /** Spans + logs held in #recent (an entry shared by several trace ids counts once per id: an upper bound). */
+  #recentItems = 0;
   readonly #onTrace: TraceHandler;
   readonly #onDrop: (reason: AssemblerDropReason) => void;
 
@@ -93,6 +99,8 @@ export class TraceAssembler {
       // A trace reassembled over and over stops carrying context at twice the per-trace bound.
       if (recent && recent.expiresMs > nowMs && recent.spans.length + recent.logs.length < 2 * this.#options.maxSpansPerTrace) {
         this.#recent.delete(traceId);
+        this.#recentItems -= recent.spans.length + recent.logs.length;
+        this.#bufferedItems += recent.spans.length + recent.logs.length;
         pending.spans.push(...recent.spans);
         pending.logs.push(...recent.logs);
         for (const s of recent.spans) pending.context.add(s.spanId);
@@ -152,6 +160,7 @@ export class TraceAssembler {
 
   /** Buffers a span; returns false when it was dropped (bounds reached). */
   add(span: CapturedSpan, nowMs: number = Date.now()): boolean {
+    if (this.#overBudget()) return false;
     const found = this.#pending(span.traceId, nowMs);
     if (!found) return false;
     const [key, pending] = found;
@@ -160,6 +169,7 @@ export class TraceAssembler {
       return false;
     }
     pending.spans.push(span);
+    this.#bufferedItems++;
     pending.lastMs = nowMs;
     this.#join(span, key, pending);
     return true;
@@ -171,6 +181,7 @@ export class TraceAssembler {
       this.#onDrop('log_without_trace');
       return false;
     }
+    if (this.#overBudget()) return false;
     const found = this.#pending(log.traceId, nowMs);
     if (!found) return false;
     const [, pending] = found;
@@ -179,20 +190,44 @@ export class TraceAssembler {
       return false;
     }
     pending.logs.push(log);
+    this.#bufferedItems++;
     pending.lastMs = nowMs;
     return true;
   }
 
+  /** True (and counted) when the global span budget is used up: recent context is shed first. */
+  #overBudget(): boolean {
+    const max = this.#options.maxBufferedSpans;
+    if (max === undefined) return false;
+    while (this.#bufferedItems + this.#recentItems >= max && this.#recent.size > 0) this.#evictOldestRecent();
+    if (this.#bufferedItems < max) return false;
+    this.#onDrop('max_buffered_spans');
+    return true;
+  }
+
+  #evictOldestRecent(): void {
+    const [traceId, recent] = this.#recent.entries().next().value!;
+    this.#recent.delete(traceId);
+    this.#recentItems -= recent.spans.length + recent.logs.length;
+  }
+
   #emit(key: string, pending: Pending, nowMs: number): void {
     this.#groups.delete(key);
+    const items = pending.spans.length + pending.logs.length;
+    this.#bufferedItems -= items;
     const recent: Recent = { spans: pending.spans, logs: pending.logs, expiresMs: nowMs + this.#options.traceMaxAgeMs };
     for (const t of pending.traceIds) {
       if (this.#alias.get(t) === key) this.#alias.delete(t);
-      this.#recent.delete(t);
+      const old = this.#recent.get(t);
+      if (old) {
+        this.#recent.delete(t);
+        this.#recentItems -= old.spans.length + old.logs.length;
+      }
       this.#recent.set(t, recent);
+      this.#recentItems += items;
     }
     // Oldest first (Map order): evict beyond the trace bound.
-    while (this.#recent.size > this.#options.maxTraces) this.#recent.delete(this.#recent.keys().next().value!);
+    while (this.#recent.size > this.#options.maxTraces) this.#evictOldestRecent();
     this.#onTrace(pending.spans, pending.logs, pending.context);
   }
 
@@ -202,6 +237,7 @@ export class TraceAssembler {
     for (const [traceId, recent] of this.#recent) {
       if (recent.expiresMs > nowMs) break;
       this.#recent.delete(traceId);
+      this.#recentItems -= recent.spans.length + recent.logs.length;
     }
     for (const [key, pending] of [...this.#groups]) {
       if (nowMs - pending.lastMs >= traceIdleMs || nowMs - pending.firstMs >= traceMaxAgeMs) this.#emit(key, pending, nowMs);
@@ -216,5 +252,6 @@ export class TraceAssembler {
   /** Forgets assembled traces kept for late spans (shutdown). */
   clearRecent(): void {
     this.#recent.clear();
+    this.#recentItems = 0;
   }
 }

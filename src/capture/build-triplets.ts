@@ -57,15 +57,22 @@ function clip(text: string, max: number): string {
  * that ended before the generation started; else one that at least started before it ended
  * (streamed retrieval). A retrieval that started after the generation ended never feeds it.
  */
-/**
- * Timestamp slack when ordering spans, milliseconds. The JS SDK takes start times from a
- * millisecond clock and end times from a sub-millisecond one, so a child that starts in the
- * parent's last millisecond can appear to start after the parent ended.
- */
-const CLOCK_SLACK_MS = 2;
+/** Slack when comparing a retrieval's end with a generation's start, milliseconds. */
+const CLOCK_SLACK_MS = 1;
 
-function pickRetrieval(gen: CapturedSpan, retrievals: readonly Retrieval[]): Retrieval | undefined {
-  const usable = retrievals.filter((r) => r.fields.sources && r.fields.sources.length > 0 && r.span.startMs <= gen.endMs + CLOCK_SLACK_MS);
+/** True when `span` is `ancestor` or below it. */
+function isWithin(span: CapturedSpan, ancestor: CapturedSpan, byId: ReadonlyMap<string, CapturedSpan>): boolean {
+  for (let s: CapturedSpan | undefined = span, hops = 0; s && hops < 64; s = s.parentSpanId ? byId.get(s.parentSpanId) : undefined, hops++) {
+    if (s.spanId === ancestor.spanId) return true;
+  }
+  return false;
+}
+
+function pickRetrieval(gen: CapturedSpan, retrievals: readonly Retrieval[], byId: ReadonlyMap<string, CapturedSpan>): Retrieval | undefined {
+  // A retrieval that started after the generation ended cannot have fed it — unless it runs inside
+  // the generation span: the JS SDK stamps start times with a millisecond clock and end times with
+  // a finer one, so a child started in its parent's last millisecond can appear to start after it.
+  const usable = retrievals.filter((r) => r.fields.sources && r.fields.sources.length > 0 && (r.span.startMs <= gen.endMs || isWithin(r.span, gen, byId)));
   if (usable.length === 0) return undefined;
   const sameTrace = usable.filter((r) => r.span.traceId === gen.traceId);
   const pool = sameTrace.length > 0 ? sameTrace : usable;
@@ -141,7 +148,7 @@ export function buildTriplets(spans: readonly CapturedSpan[], options: BuildOpti
       sources = gen.sources;
       explain.sourcesSource = `generation span attributes (${mapper.name})`;
     }
-    const retrieval = sources ? undefined : pickRetrieval(span, retrievals);
+    const retrieval = sources ? undefined : pickRetrieval(span, retrievals, byId);
     if (retrieval) {
       sources = retrieval.fields.sources;
       explain.sourcesSource = `retrieval span ${short(retrieval.span.spanId)} "${retrieval.span.name}" (${retrieval.mapper.name})`;

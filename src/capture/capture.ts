@@ -54,7 +54,7 @@ export class Capture {
     const promptSources = createPromptSourceExtractor(c.custom);
     if (promptSources) this.#build.promptSources = promptSources;
     this.#assembler = new TraceAssembler(
-      { maxTraces: c.maxTraces, maxSpansPerTrace: c.maxSpansPerTrace, traceIdleMs: c.traceIdleMs, traceMaxAgeMs: c.traceMaxAgeMs, joinAttributes: c.joinAttributes, joinLinks: c.joinLinks },
+      { maxTraces: c.maxTraces, maxSpansPerTrace: c.maxSpansPerTrace, maxBufferedSpans: c.maxBufferedSpans, traceIdleMs: c.traceIdleMs, traceMaxAgeMs: c.traceMaxAgeMs, joinAttributes: c.joinAttributes, joinLinks: c.joinLinks },
       (spans, logs, contextOnly) => this.#assemble(spans, logs, contextOnly),
       (reason) => this.#instruments.dropped.inc({ stage: 'capture', reason }),
     );

@@ -42,6 +42,12 @@ export const captureSection = z
     maxTraces: z.number().int().positive().default(5_000),
     /** Spans kept per trace; further spans of that trace are dropped (counted). */
     maxSpansPerTrace: z.number().int().positive().default(256),
+    /**
+     * Spans and log records buffered across all traces (waiting for assembly, plus recently
+     * assembled traces kept as context for late spans); new ones beyond it are dropped (counted as
+     * `max_buffered_spans`). Bounds capture memory: about 1–3 KB per span. Default 20000.
+     */
+    maxBufferedSpans: z.number().int().positive().default(20_000),
     /** A trace is assembled this long after its last span arrived, milliseconds. */
     traceIdleMs: z.number().int().positive().default(1_500),
     /** Hard cap on how long a trace may stay buffered, milliseconds. */
