@@ -93,6 +93,23 @@ export class KafkaTripletConsumer implements TripletConsumer {
         allowAutoTopicCreation: true,
       });
       consumer.on(consumer.events.GROUP_JOIN, (event) => this.#onAssignment(event.payload.memberAssignment[this.#section.topics.triplets] ?? []));
+      // kafkajs restarts itself after retriable errors only; after any other crash (seen with the
+      // mock cluster: a protocol error answering SyncGroup when two members join at once) this
+      // scorer would silently own no partitions. Rejoin with a fresh consumer instead.
+      consumer.on(consumer.events.CRASH, (event) => {
+        if (event.payload.restart || this.#stopped || this.#consumer !== consumer) return;
+        this.#logger.warn({ err: errorMessage(event.payload.error) }, 'kafka consumer crashed; rejoining the group');
+        this.#consumer = undefined;
+        this.#running = false;
+        this.#onAssignment([]);
+        void consumer
+          .disconnect()
+          .catch(() => undefined)
+          .then(() => new Promise((r) => setTimeout(r, 500)))
+          .then(() => (this.#stopped ? undefined : this.start(handler)));
+      });
+      // Set before run(): the group join can crash before run() resolves.
+      this.#consumer = consumer;
       try {
         await consumer.connect();
         await consumer.subscribe({ topic: this.#section.topics.triplets, fromBeginning: c.fromBeginning });
@@ -102,11 +119,13 @@ export class KafkaTripletConsumer implements TripletConsumer {
           partitionsConsumedConcurrently: this.#concurrency,
           eachBatch: (payload) => this.#eachBatch(payload, handler),
         });
-        this.#consumer = consumer;
+        // A crash during the join has already scheduled a fresh consumer.
+        if (this.#consumer !== consumer) return;
         this.#running = !this.#stopped;
         if (this.#stopped) await consumer.disconnect().catch(() => undefined);
         return;
       } catch (err) {
+        if (this.#consumer === consumer) this.#consumer = undefined;
         await consumer.disconnect().catch(() => undefined);
         this.#logger.warn({ attempt, err: errorMessage(err) }, 'kafka consumer could not start; retrying');
         await new Promise((r) => setTimeout(r, Math.min(5_000, 250 * 2 ** Math.min(attempt, 5))));
