@@ -158,11 +158,23 @@ export interface TopicReader {
 /** Starts collecting a topic (own consumer group, from the beginning). */
 export async function readTopic(brokers: string[], topic: string): Promise<TopicReader> {
   const kafka = new Kafka({ brokers, logLevel: logLevel.NOTHING, retry: { retries: 10, initialRetryTime: 100 } });
-  const consumer: Consumer = kafka.consumer({ groupId: `reader-${randomUUID()}`, maxWaitTimeInMs: 200, sessionTimeout: 10_000 });
   const messages: KafkaMessage[] = [];
-  await consumer.connect();
-  await consumer.subscribe({ topic, fromBeginning: true });
-  await consumer.run({ eachMessage: async ({ message }) => void messages.push(message) });
+  let consumer: Consumer;
   let stopped: Promise<void> | undefined;
+  // The mock cluster sometimes answers a group join with a protocol error that kafkajs does not
+  // retry; a reader that silently stopped would look like lost messages. Re-read from the start
+  // with a fresh group instead (callers count distinct ids).
+  const start = async (): Promise<void> => {
+    consumer = kafka.consumer({ groupId: `reader-${randomUUID()}`, maxWaitTimeInMs: 200, sessionTimeout: 10_000 });
+    const current = consumer;
+    current.on(current.events.CRASH, (event) => {
+      if (event.payload.restart || stopped) return;
+      void current.disconnect().catch(() => undefined).then(() => (stopped ? undefined : start()));
+    });
+    await current.connect();
+    await current.subscribe({ topic, fromBeginning: true });
+    await current.run({ eachMessage: async ({ message }) => void messages.push(message) });
+  };
+  await start();
   return { messages, stop: () => (stopped ??= consumer.disconnect().catch(() => undefined)) };
 }
