@@ -5,7 +5,6 @@
  */
 import type { Judge } from '../judges/types.ts';
 import type { Instruments } from '../metrics/instruments.ts';
-import { LabelBound } from '../metrics/label-bound.ts';
 import type { ScoringBudget } from '../sampling/budget.ts';
 import type { HandleContext, HandleResult } from '../transport/types.ts';
 import { scoreRecordOf } from './score-record.ts';
@@ -34,7 +33,6 @@ export class Scorer {
   readonly #instruments: Instruments;
   readonly #onRecord: ((r: ScoreRecord, t: SampledTriplet) => void) | undefined;
   readonly #onFailure: ScorerOptions['onFailure'];
-  readonly #services = new LabelBound(50);
   readonly #budget: ScoringBudget | undefined;
   readonly #maxAttempts: number;
   readonly #retryBackoffMs: number;
@@ -99,9 +97,9 @@ export class Scorer {
   };
 
   #record(record: ScoreRecord): void {
-    const service = this.#services.get(record.service);
+    // The score histogram bounds the service label itself (metrics.services / maxServices).
     for (const [metric, value] of Object.entries(record.scores) as Array<[MetricName, number]>) {
-      this.#instruments.score.observe({ metric, judge: record.judge.kind, service }, value, record.weight, { trace_id: record.traceId });
+      this.#instruments.score.observe({ metric, judge: record.judge.kind, service: record.service }, value, record.weight, { trace_id: record.traceId });
     }
     for (const [metric, reason] of Object.entries(record.skipped) as Array<[MetricName, string]>) {
       this.#instruments.skipped.inc({ metric, reason });
