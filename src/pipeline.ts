@@ -40,6 +40,8 @@ export interface PipelineOptions {
   config: RagwatchConfig;
   /** Judge to use; default from `config.judge`. */
   judge?: Judge;
+  /** Companion judge; default from `config.judge.embedded.alongside` ({@link createCompanionJudge}). */
+  companion?: Judge;
   sampler?: Sampler;
   instruments?: Instruments;
   /** Receives every ScoreRecord. */
@@ -75,6 +77,12 @@ export function createJudge(config: RagwatchConfig, options: { instruments?: Ins
   });
 }
 
+/** The companion judge: the embedded judge next to an LLM judge when `judge.embedded.alongside` is set. */
+export function createCompanionJudge(config: RagwatchConfig): Judge | undefined {
+  const j = config.judge;
+  return j.kind === 'llm' && j.embedded.alongside ? new EmbeddedJudge({ similarityThreshold: j.embedded.similarityThreshold }) : undefined;
+}
+
 export class Pipeline {
   readonly config: RagwatchConfig;
   readonly instruments: Instruments;
@@ -86,6 +94,8 @@ export class Pipeline {
   /** Where triplets to score come from (absent in the collector role). */
   readonly consumer: TripletConsumer | undefined;
   readonly judge: Judge;
+  /** Scores every triplet next to `judge` (`judge.embedded.alongside`); absent by default. */
+  readonly companion: Judge | undefined;
   readonly scorer: Scorer;
   readonly #memory: MemoryTransport | undefined;
   readonly #kafkaOut: BufferedKafkaProducer | undefined;
@@ -98,12 +108,14 @@ export class Pipeline {
     this.instruments = options.instruments ?? createInstruments(instrumentsOptionsFromConfig(config));
     this.sampler = options.sampler ?? createSampler(config.sampling);
     this.judge = options.judge ?? createJudge(config, { instruments: this.instruments });
+    this.companion = options.companion ?? createCompanionJudge(config);
     const kafkaKind = config.transport.kind === 'kafka';
     this.role = options.role ?? (kafkaKind ? 'collector' : 'all');
     const logger = options.logger ?? silentLogger;
     const consumerSection = config.transport.kafka.consumer;
     this.scorer = new Scorer({
       judge: this.judge,
+      ...(this.companion ? { companion: this.companion } : {}),
       instruments: this.instruments,
       budget: new ScoringBudget(config.sampling.budget),
       maxAttempts: consumerSection.maxAttempts,
@@ -137,7 +149,7 @@ export class Pipeline {
   get ready(): boolean {
     if (this.#started === undefined) return false;
     if (!this.consumer) return true;
-    return this.judge.ready && this.consumer.running;
+    return this.judge.ready && (this.companion?.ready ?? true) && this.consumer.running;
   }
 
   /**
@@ -148,7 +160,7 @@ export class Pipeline {
     this.#started ??= (async () => {
       if (this.producer instanceof KafkaTripletProducer) await this.producer.connect().catch(() => undefined);
       if (!this.consumer) return;
-      await this.judge.init();
+      await Promise.all([this.judge.init(), this.companion?.init()]);
       await this.consumer.start(this.scorer.handle);
     })();
     return this.#started;
@@ -204,7 +216,7 @@ export class Pipeline {
         await this.consumer?.shutdown();
         await this.#kafkaOut?.shutdown(1_000);
       }
-      await this.judge.shutdown();
+      await Promise.all([this.judge.shutdown(), this.companion?.shutdown()]);
     })();
     return this.#shutdown;
   }

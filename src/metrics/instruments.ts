@@ -49,6 +49,7 @@ export function createInstruments(options: InstrumentsOptions = {}) {
     sampled: new Counter({ name: 'ragwatch_triplets_sampled_total', help: 'Captured triplets selected for judging.', labelNames: ['stratum'], registers }),
     notSampled: new Counter({ name: 'ragwatch_triplets_not_sampled_total', help: 'Captured triplets not selected for judging.', registers }),
     scored: new Counter({ name: 'ragwatch_triplets_scored_total', help: 'Sampled triplets scored by a judge.', labelNames: ['judge'], registers }),
+    companion: new Counter({ name: 'ragwatch_companion_judged_total', help: 'Triplets also scored by the companion judge (judge.embedded.alongside), by judge and outcome (scored, failed); not part of the accounting identity.', labelNames: ['judge', 'outcome'], registers }),
     failed: new Counter({ name: 'ragwatch_triplets_failed_total', help: 'Sampled triplets whose scoring failed, by reason.', labelNames: ['reason'], registers }),
     inFlight: new Gauge({ name: 'ragwatch_triplets_in_flight', help: 'Sampled triplets queued or being scored in this process.', registers }),
     queueSize: new Gauge({ name: 'ragwatch_queue_size', help: 'Items waiting in a bounded queue, by stage.', labelNames: ['stage'], registers }),

@@ -13,6 +13,12 @@ import type { MetricName, SampledTriplet, ScoreRecord } from '../triplet.ts';
 /** Options of {@link Scorer}. */
 export interface ScorerOptions {
   judge: Judge;
+  /**
+   * A second judge that also scores every triplet once the main judge's outcome is final (scored or
+   * failed): the embedded judge next to the LLM judge. Its records go to the same sinks with their own
+   * `judge` label; it never changes the triplet's outcome or the accounting identity. Default none.
+   */
+  companion?: Judge;
   instruments: Instruments;
   /** Receives every ScoreRecord (examples buffer, scores topic). Must not throw. */
   /** Also receives the scored triplet (its text feeds the examples buffer). */
@@ -30,6 +36,7 @@ export interface ScorerOptions {
 /** Judges one triplet at a time and records the outcome (metrics, sinks, accounting). */
 export class Scorer {
   readonly #judge: Judge;
+  readonly #companion: Judge | undefined;
   readonly #instruments: Instruments;
   readonly #onRecord: ((r: ScoreRecord, t: SampledTriplet) => void) | undefined;
   readonly #onFailure: ScorerOptions['onFailure'];
@@ -42,6 +49,7 @@ export class Scorer {
     this.#maxAttempts = options.maxAttempts ?? 3;
     this.#retryBackoffMs = options.retryBackoffMs ?? 5_000;
     this.#judge = options.judge;
+    this.#companion = options.companion;
     this.#instruments = options.instruments;
     this.#onRecord = options.onRecord;
     this.#onFailure = options.onFailure;
@@ -77,14 +85,16 @@ export class Scorer {
         }
         this.#instruments.failed.inc({ reason });
         this.#onFailure?.(triplet, reason, result.error);
-        return { status: 'failed', reason, error: result.error, attempts: attempt };
+        const companion = await this.#scoreCompanion(triplet);
+        return { status: 'failed', reason, error: result.error, attempts: attempt, ...(companion ? { companion } : {}) };
       }
       this.#budget?.recordTokens(result.usage.inputTokens + result.usage.outputTokens);
       const record = scoreRecordOf(triplet, judge, result);
       this.#record(record);
       this.#instruments.scored.inc({ judge: judge.kind });
       this.#onRecord?.(record, triplet);
-      return { status: 'scored', record };
+      const companion = await this.#scoreCompanion(triplet);
+      return { status: 'scored', record, ...(companion ? { companion } : {}) };
     } catch (err) {
       // Judges return result objects; reaching here is a bug in a judge or a sink. Count, never score.
       const error = err instanceof Error ? err : new Error(String(err));
@@ -95,6 +105,24 @@ export class Scorer {
       if (settled) this.#instruments.inFlight.dec();
     }
   };
+
+  /** Runs the companion judge once per final outcome; its failure is counted and changes nothing else. */
+  async #scoreCompanion(triplet: SampledTriplet): Promise<ScoreRecord | undefined> {
+    const judge = this.#companion;
+    if (!judge) return undefined;
+    const started = performance.now();
+    const result = await judge.score(triplet).catch((err: unknown) => ({ ok: false as const, error: err }));
+    this.#instruments.judgeDuration.observe({ judge: judge.kind }, (performance.now() - started) / 1000);
+    if (!result.ok) {
+      this.#instruments.companion.inc({ judge: judge.kind, outcome: 'failed' });
+      return undefined;
+    }
+    const record = scoreRecordOf(triplet, judge, result);
+    this.#record(record);
+    this.#instruments.companion.inc({ judge: judge.kind, outcome: 'scored' });
+    this.#onRecord?.(record, triplet);
+    return record;
+  }
 
   #record(record: ScoreRecord): void {
     // The score histogram bounds the service label itself (metrics.services / maxServices).

@@ -33,7 +33,7 @@ export interface KafkaTripletConsumerOptions {
 }
 
 type Outcome =
-  | { kind: 'done'; out?: { topic: 'scores' | 'dlq'; message: Message } }
+  | { kind: 'done'; out?: Array<{ topic: 'scores' | 'dlq'; message: Message }> }
   | { kind: 'retry'; retryAfterMs: number };
 
 
@@ -200,7 +200,7 @@ export class KafkaTripletConsumer implements TripletConsumer {
             retryAfterMs ??= outcome.retryAfterMs;
             continue;
           }
-          if (outcome.out) pending[outcome.out.topic].push(outcome.out.message);
+          for (const out of outcome.out ?? []) pending[out.topic].push(out.message);
           // Offsets advance only over a contiguous prefix of finished messages.
           if (retryAfterMs === undefined) {
             lastDone = chunk[k]!.offset;
@@ -293,26 +293,25 @@ export class KafkaTripletConsumer implements TripletConsumer {
     this.#attempts.delete(key);
     if (result.status === 'dropped') return { kind: 'done' };
     this.#dedupe.mark(triplet.id);
+    const out: Array<{ topic: 'scores' | 'dlq'; message: Message }> = [];
     if (result.status === 'failed') {
       this.#instruments.dlq.inc({ stage: 'judge', reason: result.reason });
       const error = result.error ? errorMessage(result.error) : result.reason;
-      return { kind: 'done', out: { topic: 'dlq', message: dlqMessage({ topic, partition, message, stage: 'judge', reason: result.reason, error, attempts: result.attempts ?? attempt, maxBytes: this.#section.consumer.maxMessageBytes }) } };
+      out.push({ topic: 'dlq', message: dlqMessage({ topic, partition, message, stage: 'judge', reason: result.reason, error, attempts: result.attempts ?? attempt, maxBytes: this.#section.consumer.maxMessageBytes }) });
     }
-    if (!this.#publishScores || !result.record) return { kind: 'done' };
-    return {
-      kind: 'done',
-      out: {
-        topic: 'scores',
-        message: { key: triplet.traceId, value: JSON.stringify(result.record), headers: { 'schema-version': SCHEMA_VERSION, 'content-type': 'application/json' } },
-      },
-    };
+    if (this.#publishScores) {
+      for (const record of [result.status === 'scored' ? result.record : undefined, result.companion]) {
+        if (record) out.push({ topic: 'scores', message: { key: triplet.traceId, value: JSON.stringify(record), headers: { 'schema-version': SCHEMA_VERSION, 'content-type': 'application/json' } } });
+      }
+    }
+    return { kind: 'done', out };
   }
 
   #poison(topic: string, partition: number, message: KafkaMessage, stage: PoisonStage, reason: string, error: string): Outcome {
     this.#instruments.failed.inc({ reason });
     this.#instruments.dlq.inc({ stage, reason });
     this.#instruments.inFlight.dec();
-    return { kind: 'done', out: { topic: 'dlq', message: dlqMessage({ topic, partition, message, stage, reason, error, attempts: 1, maxBytes: this.#section.consumer.maxMessageBytes }) } };
+    return { kind: 'done', out: [{ topic: 'dlq', message: dlqMessage({ topic, partition, message, stage, reason, error, attempts: 1, maxBytes: this.#section.consumer.maxMessageBytes }) }] };
   }
 
 }

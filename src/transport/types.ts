@@ -8,11 +8,12 @@ import type { SampledTriplet, ScoreRecord } from '../triplet.ts';
 /**
  * What the scorer did with one triplet; the consumer commits/acknowledges accordingly.
  * `retry` means "not done, try again after `retryAfterMs`" (judge back-pressure): the consumer
- * pauses delivery and redelivers the same triplet with `attempt + 1`.
+ * pauses delivery and redelivers the same triplet with `attempt + 1`. `companion` is the record of
+ * the companion judge (`judge.embedded.alongside`), published next to the outcome.
  */
 export type HandleResult =
-  | { status: 'scored'; record?: ScoreRecord }
-  | { status: 'failed'; reason: string; error?: Error; attempts?: number }
+  | { status: 'scored'; record?: ScoreRecord; companion?: ScoreRecord }
+  | { status: 'failed'; reason: string; error?: Error; attempts?: number; companion?: ScoreRecord }
   | { status: 'dropped'; reason: string }
   | { status: 'retry'; reason: string; retryAfterMs: number };
 

@@ -208,6 +208,30 @@ describe.skipIf(!enabled)('kafka transport on the librdkafka mock cluster', () =
       expect(scores.map((m) => JSON.parse(String(m.value)).tripletId).sort()).toEqual(calls.sort());
     });
 
+    it('publishes the companion judge record next to the score and next to a DLQ entry', async () => {
+      const instruments = createInstruments({ processMetrics: false });
+      const section = sectionFor(mock.brokers, `companion-${randomUUID().slice(0, 8)}`);
+      const producer = new KafkaTripletProducer({ kafka: createKafka(section), section, instruments });
+      cleanups.push(() => producer.shutdown(500));
+      const [ok, bad] = [triplet(11), triplet(12)];
+      for (const x of [ok, bad]) {
+        instruments.inFlight.inc();
+        producer.send(x);
+      }
+      await producer.forceFlush();
+      const recordOf = (x: SampledTriplet, kind: 'llm' | 'embedded') => ({ tripletId: x.id, traceId: x.traceId, service: x.service, stratum: 'all', weight: 1, timestamp: x.timestamp, judge: { kind }, scores: {}, skipped: {}, details: { claims: [], subQuestions: [], sources: [], redundantSentences: [] }, diagnosis: [], usage: { calls: 0, inputTokens: 0, outputTokens: 0, durationMs: 0 } });
+      await runConsumer(section, instruments, async (x) => {
+        instruments.inFlight.dec();
+        if (x.id === ok.id) return { status: 'scored', record: recordOf(x, 'llm'), companion: recordOf(x, 'embedded') };
+        return { status: 'failed', reason: 'RAGWATCH_JUDGE_CIRCUIT_OPEN', attempts: 1, companion: recordOf(x, 'embedded') };
+      });
+      const scores = await readTopic(mock.brokers, section.topics.scores, 3);
+      const dlq = await readTopic(mock.brokers, section.topics.dlq, 1);
+      const published = scores.map((m) => { const r = JSON.parse(String(m.value)) as { tripletId: string; judge: { kind: string } }; return `${r.tripletId}/${r.judge.kind}`; });
+      expect(published.sort()).toEqual([`${ok.id}/llm`, `${ok.id}/embedded`, `${bad.id}/embedded`].sort());
+      expect(headerOf(dlq[0]!.headers, 'reason')).toBe('RAGWATCH_JUDGE_CIRCUIT_OPEN');
+    });
+
     it('pauses the partition for retryAfterMs on judge back-pressure, then redelivers with attempt 2', async () => {
       const instruments = createInstruments({ processMetrics: false });
       const section = sectionFor(mock.brokers, `pause-${randomUUID().slice(0, 8)}`);

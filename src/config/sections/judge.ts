@@ -76,6 +76,12 @@ export const judgeSection = z
          * (self-distinctness, both judges). Default 0.8, chosen by measurement (docs/judges.md).
          */
         similarityThreshold: z.number().min(0).max(1).default(0.8),
+        /**
+         * With `kind: llm`, also score every triplet with the embedded judge (its own ScoreRecord and
+         * `judge="embedded"` series; it keeps scoring while the LLM endpoint is down). Costs the model's
+         * memory and ~20–170 ms CPU per triplet. Ignored with `kind: embedded`. Default false.
+         */
+        alongside: z.boolean().default(false),
       })
       .strict()
       .prefault({}),
