@@ -3,7 +3,8 @@
  * hangs past the timeout, garbage and wrong verdict counts. Through the real pipeline (capture →
  * sampler → memory queue → scorer → LlmJudge → the scripted OpenAI-compatible server):
  * scored + failed = sampled, no score for a failed triplet, recovered triplets score exactly what a
- * clean endpoint gives, and Retry-After is honoured.
+ * clean endpoint gives, and Retry-After is honoured. The embedded judge runs alongside
+ * (`judge.embedded.alongside`) and scores every triplet, the failed ones included.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeTraceRequest } from '../../src/capture/otlp/traces.ts';
@@ -101,12 +102,15 @@ describe('fault 1: judge endpoint failures', () => {
         judge: {
           kind: 'llm', baseUrl: fake.baseURL, apiKey: 'test-key', model: 'judge-model', concurrency: 4,
           llm: { timeoutMs: 1_500, maxRetries: 2, retryBaseMs: 50, retryMaxMs: 300, maxRetryAfterMs: 5_000, breakerFailureThreshold: 1_000, factCacheSize: 0, resultCacheSize: 0 },
+          // The embedded judge scores alongside: it must keep scoring the triplets the LLM judge fails.
+          embedded: { alongside: true },
         },
         transport: { kafka: { consumer: { maxAttempts: 2, retryBackoffMs: 200 } } },
       },
     });
     const records: Array<{ record: ScoreRecord; triplet: SampledTriplet }> = [];
-    const pipeline = new Pipeline({ config, onRecord: (record, triplet) => records.push({ record, triplet }) });
+    const embeddedRecords: ScoreRecord[] = [];
+    const pipeline = new Pipeline({ config, onRecord: (record, triplet) => (record.judge.kind === 'llm' ? records.push({ record, triplet }) : embeddedRecords.push(record)) });
     await pipeline.start();
     const expectScored = new Map<string, boolean>();
     const started = performance.now();
@@ -149,6 +153,10 @@ describe('fault 1: judge endpoint failures', () => {
     expect(a.inFlight).toBe(0);
     expect(fabricated).toBe(0);
     expect(records).toHaveLength(expectedScored);
+    // Alongside: one embedded record per sampled triplet, failed ones included, outside the identity.
+    expect(embeddedRecords).toHaveLength(expectScored.size);
+    expect(new Set(embeddedRecords.map((r) => r.traceId))).toEqual(new Set(expectScored.keys()));
+    expect(embeddedRecords.every((r) => r.scores.groundedness === undefined && r.scores.grounding_lexical !== undefined)).toBe(true);
     expect(retryGapsMs.length).toBeGreaterThanOrEqual(2);
     // Retry-After: 1 → no retry sooner than one second (10 ms for clock granularity).
     expect(minGap).toBeGreaterThanOrEqual(RETRY_AFTER_S * 1000 - 10);
