@@ -3,7 +3,9 @@
  * no judge model can run here). The client code under test talks real HTTP to it.
  *
  * Supports POST /v1/chat/completions (JSON or SSE streaming when the request says `stream: true`),
- * POST /v1/embeddings, scripted errors (429 + Retry-After, 500), hangs and malformed bodies.
+ * POST /v1/embeddings (every input gets `[1, 0, 0]` unless `options.embed` says otherwise; base64 when the
+ * request asks for `encoding_format: 'base64'`, as the real API does), scripted errors (429 +
+ * Retry-After, 500), hangs and malformed bodies.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -29,6 +31,32 @@ export type FakeReply =
   | { hang: true };
 
 export type Responder = (req: FakeRequest) => FakeReply | Promise<FakeReply>;
+
+/** Options of {@link startFakeOpenAI}. */
+export interface FakeOpenAIOptions {
+  /** The vector returned for one embeddings input. Default: `[1, 0, 0]` for every input. */
+  embed?: (text: string) => number[];
+}
+
+/**
+ * A deterministic bag-of-words embedding: each lower-cased word hashed (FNV-1a) into one of `dims`
+ * buckets, L2-normalised. Texts sharing words get a higher cosine similarity, so a vector store
+ * ranks the document that repeats the query's words first.
+ */
+export function bagOfWordsEmbedding(text: string, dims = 64): number[] {
+  const v = new Array<number>(dims).fill(0);
+  for (const word of text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []) {
+    let h = 0x811c9dc5;
+    for (let i = 0; i < word.length; i++) h = Math.imul(h ^ word.charCodeAt(i), 0x01000193);
+    v[(h >>> 0) % dims]! += 1;
+  }
+  const norm = Math.hypot(...v);
+  return norm === 0 ? v : v.map((x) => x / norm);
+}
+
+function embeddingWire(vector: number[], base64: boolean): number[] | string {
+  return base64 ? Buffer.from(new Float32Array(vector).buffer).toString('base64') : vector;
+}
 
 export interface FakeOpenAI {
   /** Base URL including `/v1`, for `OPENAI_BASE_URL` / `new OpenAI({ baseURL })`. */
@@ -106,7 +134,8 @@ function replyToolCalls(req: FakeRequest, res: ServerResponse, answer: Extract<F
 }
 
 /** Starts the fake on 127.0.0.1 (random port). The default responder answers "ok". */
-export async function startFakeOpenAI(responder: Responder = () => ({ content: 'ok' })): Promise<FakeOpenAI> {
+export async function startFakeOpenAI(responder: Responder = () => ({ content: 'ok' }), options: FakeOpenAIOptions = {}): Promise<FakeOpenAI> {
+  const embed = options.embed ?? (() => [1, 0, 0]);
   let current = responder;
   const requests: FakeRequest[] = [];
   const hanging = new Set<ServerResponse>();
@@ -125,8 +154,10 @@ export async function startFakeOpenAI(responder: Responder = () => ({ content: '
       if (fr.path.endsWith('/embeddings')) {
         const input = body?.input;
         const texts = Array.isArray(input) ? input : [input];
+        const base64 = body?.encoding_format === 'base64';
+        const data = texts.map((text, index) => ({ object: 'embedding', index, embedding: embeddingWire(embed(String(text)), base64) }));
         res.writeHead(200, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ object: 'list', model: 'fake-embed', data: texts.map((_, index) => ({ object: 'embedding', index, embedding: [1, 0, 0] })), usage: { prompt_tokens: 1, total_tokens: 1 } }));
+        res.end(JSON.stringify({ object: 'list', model: 'fake-embed', data, usage: { prompt_tokens: 1, total_tokens: 1 } }));
         return;
       }
       Promise.resolve(current(fr))

@@ -4,9 +4,13 @@
  * tasks (`traceloop.span.kind=task` named `*retrieve*`, `vector_db_retrieve`) with
  * `traceloop.entity.input/output` JSON, and vector-DB client spans with `db.query.result` /
  * `db.search.result` events or Pinecone's `db.vector.query.result.N.*` attributes.
+ *
+ * LlamaIndex.TS (`@traceloop/instrumentation-llamaindex`): `{snake(class)}.retrieve` tasks whose
+ * input is `{"args":["<query>"],"kwargs":{}}` (or `{"args":[],"kwargs":{"query":…}}`) and whose
+ * output is `JSON.stringify(NodeWithScore[])`: `[{"node":{"id_","text","metadata",…},"score"}]`.
  * @module
  */
-import { asObject, documentsOf, flatMetadata, indexed, jsonOf, str } from '../attributes.ts';
+import { asObject, contentText, documentOf, documentsOf, flatMetadata, indexed, jsonOf, pathOf, str } from '../attributes.ts';
 import type { AttrValue, CapturedSpan, ConventionMapper, GenerationFields, RetrievalFields, SpanRole } from '../types.ts';
 import type { Source } from '../../triplet.ts';
 import { genAiGeneration } from './genai.ts';
@@ -18,21 +22,43 @@ function isTraceloop(span: CapturedSpan): boolean {
   return span.scope.startsWith('@traceloop/') || span.attributes['traceloop.span.kind'] !== undefined || span.attributes['traceloop.workflow.name'] !== undefined;
 }
 
-/** The query of a retriever task input: `{query}`, `{kwargs:{query}}`, `{args:[query]}` or plain text. */
+/**
+ * The query of a retriever task input: `{query}`, `{kwargs:{query}}`, `{args:[query]}` or plain
+ * text. A query may also be LlamaIndex message content (`[{type:'text', text}]`).
+ */
 export function entityQuery(input: AttrValue | undefined): string | undefined {
   const parsed = jsonOf(input);
   if (typeof parsed === 'string') return parsed;
   const obj = asObject(parsed);
-  const direct = obj?.['query'] ?? asObject(obj?.['kwargs'])?.['query'] ?? asObject(obj?.['kwargs'])?.['input'];
-  if (typeof direct === 'string') return direct;
+  const direct = contentText(obj?.['query'] ?? asObject(obj?.['kwargs'])?.['query'] ?? asObject(obj?.['kwargs'])?.['input']);
+  if (direct !== undefined) return direct;
   const args = obj?.['args'];
   if (Array.isArray(args)) {
     const first = args[0];
     if (typeof first === 'string') return first;
-    const q = asObject(first)?.['query'];
-    if (typeof q === 'string') return q;
+    const q = contentText(asObject(first)?.['query']);
+    if (q !== undefined) return q;
   }
   return undefined;
+}
+
+/**
+ * Sources of a retriever task output. LlamaIndex.TS NodeWithScore lists keep each chunk's metadata
+ * under `node` (`file_name`, `page_label`, …), which the generic document reader does not look at;
+ * the id of the document a chunk was split from (`node.relationships.SOURCE.nodeId`) becomes
+ * `metadata.ref_doc_id` (Python LlamaIndex's name), since chunk ids are fresh UUIDs per ingestion.
+ */
+export function entitySources(output: AttrValue | undefined): Source[] {
+  const parsed = jsonOf(output);
+  if (!Array.isArray(parsed) || !parsed.some((item) => asObject(pathOf(item, 'node')) !== undefined)) return documentsOf(parsed);
+  return parsed.flatMap((item) => {
+    const doc = documentOf(item);
+    if (!doc) return [];
+    const metadata = { ...flatMetadata(pathOf(item, 'node.metadata')), ...doc.metadata };
+    const refDocId = pathOf(item, 'node.relationships.SOURCE.nodeId');
+    if (typeof refDocId === 'string' && metadata['ref_doc_id'] === undefined) metadata['ref_doc_id'] = refDocId;
+    return [Object.keys(metadata).length > 0 ? { ...doc, metadata } : doc];
+  });
 }
 
 function eventSources(span: CapturedSpan): Source[] {
@@ -96,7 +122,7 @@ export const traceloopMapper: ConventionMapper = {
   retrieval(span: CapturedSpan): RetrievalFields {
     const a = span.attributes;
     const fields: RetrievalFields = {};
-    let sources: Source[] = documentsOf(a['traceloop.entity.output'] ?? a['gen_ai.task.output']);
+    let sources: Source[] = entitySources(a['traceloop.entity.output'] ?? a['gen_ai.task.output']);
     if (sources.length === 0) sources = eventSources(span);
     if (sources.length === 0) sources = pineconeSources(span);
     if (sources.length > 0) fields.sources = sources;
