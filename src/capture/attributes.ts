@@ -50,67 +50,42 @@ export function tryJson(text: string): AttrValue | undefined {
 }
 
 type IndexedEntry = Record<string, AttrValue>;
-type IndexedGroups = Map<string, readonly IndexedEntry[]>;
 
-// Mappers ask for several prefixes of the same span; one pass groups every indexed key so each
-// later lookup is O(1) (spans are immutable once finished, so the grouping never goes stale).
-const groupsCache = new WeakMap<Attributes, IndexedGroups>();
 const NO_ENTRIES: readonly IndexedEntry[] = Object.freeze([]);
 
 /**
- * Groups `<prefix>.<i>.<suffix>` keys by prefix (split at the first all-digit segment). Hot on
- * the capture path: no regexes, one slice per key, and the previous key's prefix reused since
- * instrumentations write the keys of one list next to each other.
- */
-function groupIndexed(attrs: Attributes): IndexedGroups {
-  const byPrefix = new Map<string, IndexedEntry[]>();
-  let lastPrefix = '';
-  let lastList: IndexedEntry[] | undefined;
-  for (const key in attrs) {
-    const value = attrs[key];
-    if (value === undefined) continue;
-    let dot = key.indexOf('.');
-    while (dot >= 0) {
-      let i = dot + 1;
-      let idx = 0;
-      while (i < key.length) {
-        const c = key.charCodeAt(i);
-        if (c < 48 || c > 57) break;
-        idx = idx * 10 + (c - 48);
-        i++;
-      }
-      const digits = i - dot - 1;
-      if (digits > 0 && digits <= 9 && key.charCodeAt(i) === 46 /* . */) {
-        let list: IndexedEntry[] | undefined;
-        if (lastList !== undefined && dot === lastPrefix.length && key.startsWith(lastPrefix)) list = lastList;
-        else {
-          lastPrefix = key.slice(0, dot);
-          list = byPrefix.get(lastPrefix);
-          if (!list) byPrefix.set(lastPrefix, (list = []));
-          lastList = list;
-        }
-        const entry = (list[idx] ??= {});
-        entry[key.slice(i + 1)] = value;
-        break;
-      }
-      dot = key.indexOf('.', dot + 1);
-    }
-  }
-  const groups: IndexedGroups = new Map();
-  // Sparse indexes (e.g. only document 3) keep their order; holes are dropped.
-  for (const [prefix, list] of byPrefix) groups.set(prefix, list.filter((e) => e !== undefined));
-  return groups;
-}
-
-/**
  * Collects flattened indexed attributes `<prefix>.<i>.<suffix>` into `{ suffix: value }` maps
- * ordered by index (OpenInference / Traceloop flattening). `prefix` must not itself contain an
- * index segment. The result is shared: do not mutate it.
+ * ordered by index (OpenInference / Traceloop flattening); sparse indexes keep their order, holes
+ * are dropped. `prefix` must not itself contain an index segment. Hot on the capture path: one
+ * pass over the keys with `startsWith`, no regexes, nothing built for keys of other prefixes.
  */
 export function indexed(attrs: Attributes, prefix: string): readonly IndexedEntry[] {
-  let groups = groupsCache.get(attrs);
-  if (!groups) groupsCache.set(attrs, (groups = groupIndexed(attrs)));
-  return groups.get(prefix) ?? NO_ENTRIES;
+  let list: IndexedEntry[] | undefined;
+  let entries = 0;
+  const p = prefix.length;
+  for (const key in attrs) {
+    if (key.charCodeAt(p) !== 46 /* . */ || !key.startsWith(prefix)) continue;
+    const value = attrs[key];
+    if (value === undefined) continue;
+    let i = p + 1;
+    let idx = 0;
+    for (; i < key.length; i++) {
+      const c = key.charCodeAt(i);
+      if (c < 48 || c > 57) break;
+      idx = idx * 10 + (c - 48);
+    }
+    const digits = i - p - 1;
+    if (digits === 0 || digits > 9 || key.charCodeAt(i) !== 46) continue;
+    list ??= [];
+    let entry = list[idx];
+    if (entry === undefined) {
+      entry = list[idx] = {};
+      entries++;
+    }
+    entry[key.slice(i + 1)] = value;
+  }
+  if (list === undefined) return NO_ENTRIES;
+  return entries === list.length ? list : list.filter((e) => e !== undefined);
 }
 
 /** Flattens a JSON-ish metadata value into a string/number/boolean record (nested values JSON-encoded). */

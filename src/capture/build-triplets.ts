@@ -4,7 +4,7 @@
  * guesses a missing field.
  * @module
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { lastOfRole, str } from './attributes.ts';
 import { latencyOf } from './latency.ts';
 import type { PromptSources } from './mappers/custom.ts';
@@ -25,7 +25,7 @@ export interface BuildOptions {
 
 /** Stable triplet id: hash of trace id + generation span id. */
 export function tripletId(traceId: string, spanId: string): string {
-  return createHash('sha256').update(`${traceId}:${spanId}`).digest('hex').slice(0, 32);
+  return hash('sha256', `${traceId}:${spanId}`, 'hex').slice(0, 32);
 }
 
 interface Classified {
@@ -68,22 +68,36 @@ function isWithin(span: CapturedSpan, ancestor: CapturedSpan, byId: ReadonlyMap<
   return false;
 }
 
-function pickRetrieval(gen: CapturedSpan, retrievals: readonly Retrieval[], byId: ReadonlyMap<string, CapturedSpan>): Retrieval | undefined {
-  // A retrieval that started after the generation ended cannot have fed it — unless it runs inside
-  // the generation span: the JS SDK stamps start times with a millisecond clock and end times with
-  // a finer one, so a child started in its parent's last millisecond can appear to start after it.
-  const usable = retrievals.filter((r) => r.fields.sources && r.fields.sources.length > 0 && (r.span.startMs <= gen.endMs || isWithin(r.span, gen, byId)));
-  if (usable.length === 0) return undefined;
-  const sameTrace = usable.filter((r) => r.span.traceId === gen.traceId);
-  const pool = sameTrace.length > 0 ? sameTrace : usable;
-  const before = pool.filter((r) => r.span.endMs <= gen.startMs + CLOCK_SLACK_MS);
-  const candidates = before.length > 0 ? before : pool;
-  return candidates.reduce((best, r) => (r.span.endMs > best.span.endMs ? r : best));
+/** The later-ending of two retrievals; the earlier one in span order on a tie. */
+function later(best: Retrieval | undefined, r: Retrieval): Retrieval {
+  return best === undefined || r.span.endMs > best.span.endMs ? r : best;
 }
 
-function rootQuery(spans: readonly CapturedSpan[], traceId: string): string | undefined {
-  const ids = new Set(spans.map((s) => s.spanId));
-  const root = spans.find((s) => s.traceId === traceId && (!s.parentSpanId || !ids.has(s.parentSpanId)));
+function pickRetrieval(gen: CapturedSpan, retrievals: readonly Retrieval[], byId: ReadonlyMap<string, CapturedSpan>): Retrieval | undefined {
+  // One pass keeps the latest candidate of each pool: same trace or any, ended before or not.
+  let sameBefore: Retrieval | undefined;
+  let same: Retrieval | undefined;
+  let anyBefore: Retrieval | undefined;
+  let any: Retrieval | undefined;
+  for (const r of retrievals) {
+    if (!r.fields.sources || r.fields.sources.length === 0) continue;
+    // A retrieval that started after the generation ended cannot have fed it — unless it runs inside
+    // the generation span: the JS SDK stamps start times with a millisecond clock and end times with
+    // a finer one, so a child started in its parent's last millisecond can appear to start after it.
+    if (r.span.startMs > gen.endMs && !isWithin(r.span, gen, byId)) continue;
+    const before = r.span.endMs <= gen.startMs + CLOCK_SLACK_MS;
+    if (r.span.traceId === gen.traceId) {
+      same = later(same, r);
+      if (before) sameBefore = later(sameBefore, r);
+    }
+    any = later(any, r);
+    if (before) anyBefore = later(anyBefore, r);
+  }
+  return same !== undefined ? (sameBefore ?? same) : (anyBefore ?? any);
+}
+
+function rootQuery(spans: readonly CapturedSpan[], traceId: string, byId: ReadonlyMap<string, CapturedSpan>): string | undefined {
+  const root = spans.find((s) => s.traceId === traceId && (!s.parentSpanId || !byId.has(s.parentSpanId)));
   if (!root) return undefined;
   const fromInput = textFromValue(str(root.attributes, 'input.value'));
   if (fromInput !== undefined) return fromInput;
@@ -100,6 +114,7 @@ function routeOf(spans: readonly CapturedSpan[]): string | undefined {
 }
 
 const short = (id: string) => id.slice(0, 8);
+const NO_LOGS: readonly CapturedLog[] = Object.freeze([]);
 
 /** True when an ancestor generation already reports the same answer (e.g. LangChain LLM span over the OpenAI client span). */
 function isNested(span: CapturedSpan, response: string | undefined, byId: ReadonlyMap<string, CapturedSpan>, gens: ReadonlyMap<string, GenerationFields>): boolean {
@@ -117,23 +132,30 @@ function isNested(span: CapturedSpan, response: string | undefined, byId: Readon
  * several traces), except generations listed in `contextOnly` (already reported).
  */
 export function buildTriplets(spans: readonly CapturedSpan[], options: BuildOptions, logs: readonly CapturedLog[] = [], contextOnly: ReadonlySet<string> = new Set()): GenerationOutcome[] {
-  const logsBySpan = new Map<string, CapturedLog[]>();
+  let logsBySpan: Map<string, CapturedLog[]> | undefined;
   for (const l of logs) {
     if (!l.spanId) continue;
+    logsBySpan ??= new Map();
     const list = logsBySpan.get(l.spanId);
     if (list) list.push(l);
     else logsBySpan.set(l.spanId, [l]);
   }
-  const logsOf = (spanId: string) => logsBySpan.get(spanId) ?? [];
-  const classified = spans.map((s) => classify(s, options.mappers)).filter((c): c is Classified => c !== undefined);
-  // Generations assembled before (late-span reassembly) are context only: no second outcome.
-  const generations = classified.filter((c) => c.role === 'generation' && !contextOnly.has(c.span.spanId));
+  const generations: Classified[] = [];
+  const retrieving: Classified[] = [];
+  for (const s of spans) {
+    const c = classify(s, options.mappers);
+    if (c === undefined) continue;
+    if (c.role === 'retrieval') retrieving.push(c);
+    // Generations assembled before (late-span reassembly) are context only: no second outcome.
+    else if (!contextOnly.has(s.spanId)) generations.push(c);
+  }
   if (generations.length === 0) return [];
-  const retrievals: Retrieval[] = classified
-    .filter((c) => c.role === 'retrieval')
-    .map((c) => ({ span: c.span, mapper: c.mapper, fields: c.mapper.retrieval(c.span, logsOf(c.span.spanId)) }));
-  const genFields = new Map(generations.map((g) => [g.span.spanId, g.mapper.generation(g.span, logsOf(g.span.spanId))]));
-  const byId = new Map(spans.map((s) => [s.spanId, s]));
+  const retrievals: Retrieval[] = [];
+  for (const c of retrieving) retrievals.push({ span: c.span, mapper: c.mapper, fields: c.mapper.retrieval(c.span, logsBySpan?.get(c.span.spanId) ?? NO_LOGS) });
+  const genFields = new Map<string, GenerationFields>();
+  for (const g of generations) genFields.set(g.span.spanId, g.mapper.generation(g.span, logsBySpan?.get(g.span.spanId) ?? NO_LOGS));
+  const byId = new Map<string, CapturedSpan>();
+  for (const s of spans) byId.set(s.spanId, s);
   const route = routeOf(spans);
   const max = options.maxTextChars;
 
@@ -170,7 +192,7 @@ export function buildTriplets(spans: readonly CapturedSpan[], options: BuildOpti
       explain.querySource = 'prompt pattern';
     }
     if (query === undefined) {
-      query = rootQuery(spans, span.traceId);
+      query = rootQuery(spans, span.traceId, byId);
       if (query !== undefined) explain.querySource = 'root span input';
     }
     if (query === undefined && !fromPrompt) {

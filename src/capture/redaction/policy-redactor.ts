@@ -62,37 +62,42 @@ export class PolicyRedactor implements TripletRedactor {
 
   #redact(triplet: Triplet): RedactionResult {
     const book = new PlaceholderBook(this.#key);
-    const text = this.#enabled ? (s: string) => redactText(s, this.#recognizers, book) : (s: string) => s;
+    const sources: Source[] = [];
+    for (const s of triplet.sources) sources.push(this.#source(s, book));
     const out: Triplet = {
       ...triplet,
-      query: text(triplet.query),
-      sources: triplet.sources.map((s) => this.#source(s, text)),
-      response: text(triplet.response),
+      query: this.#text(triplet.query, book),
+      sources,
+      response: this.#text(triplet.response, book),
       redactionPolicy: this.policyVersion,
     };
-    if (triplet.attributes) out.attributes = this.#attributes(triplet.attributes, text);
+    if (triplet.attributes) out.attributes = this.#attributes(triplet.attributes, book);
     else delete out.attributes;
     const counts = book.counts;
-    if (Object.keys(counts).length > 0) out.redactions = { ...triplet.redactions, ...counts };
+    if (book.replaced) out.redactions = { ...triplet.redactions, ...counts };
     return { ok: true, triplet: out, counts };
   }
 
-  #source(s: Source, text: (s: string) => string): Source {
-    const out: Source = { ...s, content: text(s.content) };
-    if (s.id !== undefined) out.id = text(s.id);
+  #text(s: string, book: PlaceholderBook): string {
+    return this.#enabled ? redactText(s, this.#recognizers, book) : s;
+  }
+
+  #source(s: Source, book: PlaceholderBook): Source {
+    const out: Source = { ...s, content: this.#text(s.content, book) };
+    if (s.id !== undefined) out.id = this.#text(s.id, book);
     if (s.metadata) {
       const meta: Record<string, AttributeValue> = {};
-      for (const [k, v] of Object.entries(s.metadata)) meta[k] = typeof v === 'string' ? text(v) : v;
+      for (const [k, v] of Object.entries(s.metadata)) meta[k] = typeof v === 'string' ? this.#text(v, book) : v;
       out.metadata = meta;
     }
     return out;
   }
 
-  #attributes(attrs: Record<string, AttributeValue>, text: (s: string) => string): Record<string, AttributeValue> {
+  #attributes(attrs: Record<string, AttributeValue>, book: PlaceholderBook): Record<string, AttributeValue> {
     const out: Record<string, AttributeValue> = {};
     for (const [k, v] of Object.entries(attrs)) {
       if (this.#hmacAttrs.has(k)) out[k] = hmacToken(this.#key, k, String(v));
-      else if (this.#allow.has(k)) out[k] = typeof v === 'string' ? text(v) : v;
+      else if (this.#allow.has(k)) out[k] = typeof v === 'string' ? this.#text(v, book) : v;
     }
     return out;
   }

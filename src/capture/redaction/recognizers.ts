@@ -128,6 +128,15 @@ export const ipAddressRecognizer: Recognizer = {
 const KEY_NAMES = String.raw`api[_-]?key|apikey|secret(?:[_-]?key)?|client[_-]?secret|password|passwd|pwd|(?:access|auth|refresh|session|id)[_-]?token|private[_-]?key`;
 
 const SECRET_ANCHORS = /sk-|_live_|_test_|gh[pousr]_|github_pat_|xox[abprs]-|AIza|AKIA|ASIA|eyJ|-----BEGIN|bearer|api[_-]?key|apikey|secret|passw|pwd|token|private[_-]?key|[?&](?:key|sig)/i;
+// The anchors without punctuation, and the punctuation the others all contain: two simple scans
+// are cheaper than the full alternation, which then runs only on text with one of - _ ? &.
+const SECRET_WORD_ANCHORS = /a(?:iza|kia|sia|pikey)|secret|eyj|bearer|p(?:assw|wd|rivatekey)|token/i;
+const ANCHOR_PUNCTUATION = /[-_?&]/;
+
+/** True when `text` contains one of {@link SECRET_ANCHORS} (same answer, fewer regex steps on ordinary text). */
+export function hasSecretAnchor(text: string): boolean {
+  return SECRET_WORD_ANCHORS.test(text) || (ANCHOR_PUNCTUATION.test(text) && SECRET_ANCHORS.test(text));
+}
 
 /** Secrets: provider API keys with a known prefix, JWTs, PEM private keys, bearer tokens and `password=…`-style assignments. */
 export const secretRecognizer: Recognizer = {
@@ -143,8 +152,8 @@ export const secretRecognizer: Recognizer = {
     new RegExp(String.raw`\b(?:${KEY_NAMES})["']?\s{0,3}[:=]\s{0,3}["']?(?<value>[^\s"',;]{6,4096})`, 'dgi'),
     /[?&](?:token|key|sig|signature)=(?<value>[^\s&#"']{8,4096})/dgi,
   ],
-  // One pass over literal anchors every pattern above needs (a superset: "Asia" passes too).
-  mayContain: (t) => SECRET_ANCHORS.test(t),
+  // Literal anchors every pattern above needs (a superset: "Asia" passes too).
+  mayContain: hasSecretAnchor,
 };
 
 /** Every built-in recognizer, in the order they run (specific before generic: a card is never read as a phone). */

@@ -23,13 +23,19 @@ export function hmacToken(key: HmacKey, scope: string, value: string): string {
  */
 export class PlaceholderBook {
   readonly #key: HmacKey;
-  readonly #byValue = new Map<string, string>();
-  readonly #nextNumber = new Map<string, number>();
+  // Created on the first placeholder: most triplets have nothing to replace.
+  #byValue: Map<string, string> | undefined;
+  #nextNumber: Map<string, number> | undefined;
   /** Occurrences replaced, by recognizer name. */
   readonly counts: Record<string, number> = {};
 
   constructor(key: HmacKey) {
     this.#key = key;
+  }
+
+  /** True once a placeholder has been handed out. */
+  get replaced(): boolean {
+    return this.#byValue !== undefined;
   }
 
   /** The placeholder for one occurrence of `value`. */
@@ -38,15 +44,17 @@ export class PlaceholderBook {
     this.counts[r.name] = (this.counts[r.name] ?? 0) + 1;
     const normalized = r.normalize ? r.normalize(value) : value;
     const mapKey = `${r.entity}\u0000${normalized}`;
-    let ph = this.#byValue.get(mapKey);
+    const byValue = (this.#byValue ??= new Map());
+    let ph = byValue.get(mapKey);
     if (ph === undefined) {
       if (active.mode === 'hmac') ph = `<${r.entity}_${hmacToken(this.#key, r.entity, normalized)}>`;
       else {
-        const n = (this.#nextNumber.get(r.entity) ?? 0) + 1;
-        this.#nextNumber.set(r.entity, n);
+        const nextNumber = (this.#nextNumber ??= new Map());
+        const n = (nextNumber.get(r.entity) ?? 0) + 1;
+        nextNumber.set(r.entity, n);
         ph = `<${r.entity}_${n}>`;
       }
-      this.#byValue.set(mapKey, ph);
+      byValue.set(mapKey, ph);
     }
     return ph;
   }
