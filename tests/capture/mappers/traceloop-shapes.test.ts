@@ -1,7 +1,7 @@
 /**
  * Traceloop retriever-task shapes the real-library tests do not all produce: LlamaIndex.TS
- * NodeWithScore output with chunk metadata, queries passed as a QueryBundle or as message content
- * parts, and the `{documents:[…]}` output of the Python LangChain callback handler.
+ * NodeWithScore output with chunk metadata and source-document ids, queries passed as a QueryBundle
+ * or as message content parts, and the `{documents:[…]}` output of the Python LangChain callback handler.
  */
 import { describe, expect, it } from 'vitest';
 import { entityQuery, entitySources, traceloopMapper } from '../../../src/capture/mappers/traceloop.ts';
@@ -12,7 +12,7 @@ function span(name: string, attributes: Attributes): CapturedSpan {
 }
 
 const nodeWithScore = (id: string, text: string, score: number, metadata: Record<string, unknown>) => ({
-  node: { id_: id, metadata, excludedEmbedMetadataKeys: [], excludedLlmMetadataKeys: [], relationships: {}, text, textTemplate: '', metadataSeparator: '\n', type: 'TEXT', hash: 'h' },
+  node: { id_: id, metadata, excludedEmbedMetadataKeys: [], excludedLlmMetadataKeys: [], relationships: {} as Record<string, unknown>, text, textTemplate: '', metadataSeparator: '\n', type: 'TEXT', hash: 'h' },
   score,
 });
 
@@ -31,6 +31,17 @@ describe('traceloop mapper retriever-task shapes', () => {
         { id: 'n2', content: 'Second.', score: 0.3 },
       ],
     });
+  });
+
+  it('a chunk split from a document gets the document id as metadata.ref_doc_id (its own metadata wins)', () => {
+    const chunk = nodeWithScore('uuid-1', 'Chunk.', 0.6, { file_name: 'a.txt' });
+    chunk.node.relationships = { SOURCE: { nodeId: 'doc-1', metadata: {}, hash: 'h' } };
+    const own = nodeWithScore('uuid-2', 'Other.', 0.4, { ref_doc_id: 'mine' });
+    own.node.relationships = { SOURCE: { nodeId: 'doc-2', metadata: {}, hash: 'h' } };
+    expect(entitySources(JSON.stringify([chunk, own]))).toEqual([
+      { id: 'uuid-1', content: 'Chunk.', score: 0.6, metadata: { file_name: 'a.txt', ref_doc_id: 'doc-1' } },
+      { id: 'uuid-2', content: 'Other.', score: 0.4, metadata: { ref_doc_id: 'mine' } },
+    ]);
   });
 
   it('a NodeWithScore whose node has no text is skipped, not guessed', () => {
