@@ -37,8 +37,8 @@ interface Pending {
   lastMs: number;
   /** Trace ids routed to this group (their aliases are removed when it is assembled). */
   traceIds: Set<string>;
-  /** Spans from an earlier assembly of the same trace: context for late spans, no outcomes of their own. */
-  context: Set<string>;
+  /** Spans from an earlier assembly of the same trace: context for late spans, no outcomes of their own (created when needed). */
+  context: Set<string> | undefined;
   /** Spans and logs carried over from the earlier assembly (not counted against the bound again). */
   seeded: number;
 }
@@ -48,10 +48,14 @@ interface Recent {
   spans: CapturedSpan[];
   logs: CapturedLog[];
   expiresMs: number;
+  /** Identifies this entry in the eviction order (#recentOrder). */
+  seq: number;
 }
 
 /** Receives an assembled group; spans whose ids are in `contextOnly` were already assembled before. */
 export type TraceHandler = (spans: CapturedSpan[], logs: CapturedLog[], contextOnly: ReadonlySet<string>) => void;
+
+const NO_CONTEXT: ReadonlySet<string> = new Set();
 
 export class TraceAssembler {
   readonly #options: AssemblerOptions;
@@ -60,6 +64,14 @@ export class TraceAssembler {
   readonly #alias = new Map<string, string>();
   /** trace id → its last assembled group (bounded by maxTraces, kept traceMaxAgeMs). */
   readonly #recent = new Map<string, Recent>();
+  /**
+   * #recent's entries in insertion order, oldest from #recentHead; an entry is stale once #recent
+   * no longer maps its trace id to its group. Finding the oldest entry by iterating the Map would
+   * step over every entry deleted since the Map last compacted itself, on every eviction.
+   */
+  #recentOrder: Array<[traceId: string, seq: number]> = [];
+  #recentHead = 0;
+  #recentSeq = 0;
   /** Spans + logs held in #groups (including context seeded from #recent). */
   #bufferedItems = 0;
   /** Spans + logs held in #recent (an entry shared by several trace ids counts once per id: an upper bound). */
@@ -94,7 +106,7 @@ export class TraceAssembler {
         this.#onDrop('max_traces');
         return undefined;
       }
-      pending = { spans: [], logs: [], firstMs: nowMs, lastMs: nowMs, traceIds: new Set([traceId]), context: new Set(), seeded: 0 };
+      pending = { spans: [], logs: [], firstMs: nowMs, lastMs: nowMs, traceIds: new Set<string>().add(traceId), context: undefined, seeded: 0 };
       const recent = this.#recent.get(traceId);
       // A trace reassembled over and over stops carrying context at twice the per-trace bound.
       if (recent && recent.expiresMs > nowMs && recent.spans.length + recent.logs.length < 2 * this.#options.maxSpansPerTrace) {
@@ -103,7 +115,8 @@ export class TraceAssembler {
         this.#bufferedItems += recent.spans.length + recent.logs.length;
         pending.spans.push(...recent.spans);
         pending.logs.push(...recent.logs);
-        for (const s of recent.spans) pending.context.add(s.spanId);
+        const context = (pending.context = new Set());
+        for (const s of recent.spans) context.add(s.spanId);
         pending.seeded = recent.spans.length + recent.logs.length;
       }
       this.#groups.set(key, pending);
@@ -123,7 +136,10 @@ export class TraceAssembler {
     }
     into.spans.push(...from.spans);
     into.logs.push(...from.logs);
-    for (const id of from.context) into.context.add(id);
+    if (from.context) {
+      const context = (into.context ??= new Set());
+      for (const id of from.context) context.add(id);
+    }
     into.seeded += from.seeded;
     into.firstMs = Math.min(into.firstMs, from.firstMs);
     into.lastMs = Math.max(into.lastMs, from.lastMs);
@@ -206,16 +222,44 @@ export class TraceAssembler {
   }
 
   #evictOldestRecent(): void {
-    const [traceId, recent] = this.#recent.entries().next().value!;
+    const oldest = this.#oldestRecent();
+    if (oldest) this.#deleteOldestRecent(oldest);
+  }
+
+  /** The oldest live entry of #recent (stale order entries are dropped on the way). */
+  #oldestRecent(): [string, Recent] | undefined {
+    const order = this.#recentOrder;
+    while (this.#recentHead < order.length) {
+      const [traceId, seq] = order[this.#recentHead]!;
+      const recent = this.#recent.get(traceId);
+      if (recent?.seq === seq) return [traceId, recent];
+      this.#recentHead++;
+    }
+    return undefined;
+  }
+
+  #deleteOldestRecent([traceId, recent]: [string, Recent]): void {
     this.#recent.delete(traceId);
     this.#recentItems -= recent.spans.length + recent.logs.length;
+    this.#recentHead++;
+    // Drop the consumed prefix once it is half the array (amortised O(1) per entry).
+    if (this.#recentHead > 1024 && this.#recentHead * 2 > this.#recentOrder.length) {
+      this.#recentOrder = this.#recentOrder.slice(this.#recentHead);
+      this.#recentHead = 0;
+    }
+  }
+
+  #setRecent(traceId: string, recent: Omit<Recent, 'seq'>): void {
+    const seq = ++this.#recentSeq;
+    this.#recent.set(traceId, { ...recent, seq });
+    this.#recentOrder.push([traceId, seq]);
   }
 
   #emit(key: string, pending: Pending, nowMs: number): void {
     this.#groups.delete(key);
     const items = pending.spans.length + pending.logs.length;
     this.#bufferedItems -= items;
-    const recent: Recent = { spans: pending.spans, logs: pending.logs, expiresMs: nowMs + this.#options.traceMaxAgeMs };
+    const recent = { spans: pending.spans, logs: pending.logs, expiresMs: nowMs + this.#options.traceMaxAgeMs };
     for (const t of pending.traceIds) {
       if (this.#alias.get(t) === key) this.#alias.delete(t);
       const old = this.#recent.get(t);
@@ -223,22 +267,18 @@ export class TraceAssembler {
         this.#recent.delete(t);
         this.#recentItems -= old.spans.length + old.logs.length;
       }
-      this.#recent.set(t, recent);
+      this.#setRecent(t, recent);
       this.#recentItems += items;
     }
     // Oldest first (Map order): evict beyond the trace bound.
     while (this.#recent.size > this.#options.maxTraces) this.#evictOldestRecent();
-    this.#onTrace(pending.spans, pending.logs, pending.context);
+    this.#onTrace(pending.spans, pending.logs, pending.context ?? NO_CONTEXT);
   }
 
   /** Assembles every group that is idle or too old at `nowMs`. */
   sweep(nowMs: number = Date.now()): void {
     const { traceIdleMs, traceMaxAgeMs } = this.#options;
-    for (const [traceId, recent] of this.#recent) {
-      if (recent.expiresMs > nowMs) break;
-      this.#recent.delete(traceId);
-      this.#recentItems -= recent.spans.length + recent.logs.length;
-    }
+    for (let oldest = this.#oldestRecent(); oldest && oldest[1].expiresMs <= nowMs; oldest = this.#oldestRecent()) this.#deleteOldestRecent(oldest);
     for (const [key, pending] of [...this.#groups]) {
       if (nowMs - pending.lastMs >= traceIdleMs || nowMs - pending.firstMs >= traceMaxAgeMs) this.#emit(key, pending, nowMs);
     }
@@ -252,6 +292,8 @@ export class TraceAssembler {
   /** Forgets assembled traces kept for late spans (shutdown). */
   clearRecent(): void {
     this.#recent.clear();
+    this.#recentOrder = [];
+    this.#recentHead = 0;
     this.#recentItems = 0;
   }
 }
