@@ -53,11 +53,51 @@ type IndexedEntry = Record<string, AttrValue>;
 
 const NO_ENTRIES: readonly IndexedEntry[] = Object.freeze([]);
 
+/** Where a key's index segment ends, with its index and suffix: parsed once per distinct key. */
+interface IndexedKey {
+  /** Offset of the index segment's first digit, or -1 when the key has no index segment. */
+  start: number;
+  index: number;
+  suffix: string;
+}
+
+const NOT_INDEXED: IndexedKey = { start: -1, index: 0, suffix: '' };
+// Instrumentations write the same few hundred keys over and over; the cache is cleared, not
+// evicted, when a key explosion fills it.
+const KEY_CACHE_MAX = 10_000;
+const keyCache = new Map<string, IndexedKey>();
+
+/** Parses the first index segment (`.<1–9 digits>.`) of `key`. */
+function parseIndexedKey(key: string): IndexedKey {
+  for (let dot = key.indexOf('.'); dot >= 0; dot = key.indexOf('.', dot + 1)) {
+    let i = dot + 1;
+    let index = 0;
+    for (; i < key.length; i++) {
+      const c = key.charCodeAt(i);
+      if (c < 48 || c > 57) break;
+      index = index * 10 + (c - 48);
+    }
+    const digits = i - dot - 1;
+    if (digits > 0 && digits <= 9 && key.charCodeAt(i) === 46 /* . */) return { start: dot + 1, index, suffix: key.slice(i + 1) };
+  }
+  return NOT_INDEXED;
+}
+
+function indexedKey(key: string): IndexedKey {
+  let parsed = keyCache.get(key);
+  if (parsed === undefined) {
+    parsed = parseIndexedKey(key);
+    if (keyCache.size >= KEY_CACHE_MAX) keyCache.clear();
+    keyCache.set(key, parsed);
+  }
+  return parsed;
+}
+
 /**
  * Collects flattened indexed attributes `<prefix>.<i>.<suffix>` into `{ suffix: value }` maps
  * ordered by index (OpenInference / Traceloop flattening); sparse indexes keep their order, holes
  * are dropped. `prefix` must not itself contain an index segment. Hot on the capture path: one
- * pass over the keys with `startsWith`, no regexes, nothing built for keys of other prefixes.
+ * pass over the keys with `startsWith`, nothing built for keys of other prefixes.
  */
 export function indexed(attrs: Attributes, prefix: string): readonly IndexedEntry[] {
   let list: IndexedEntry[] | undefined;
@@ -67,22 +107,16 @@ export function indexed(attrs: Attributes, prefix: string): readonly IndexedEntr
     if (key.charCodeAt(p) !== 46 /* . */ || !key.startsWith(prefix)) continue;
     const value = attrs[key];
     if (value === undefined) continue;
-    let i = p + 1;
-    let idx = 0;
-    for (; i < key.length; i++) {
-      const c = key.charCodeAt(i);
-      if (c < 48 || c > 57) break;
-      idx = idx * 10 + (c - 48);
-    }
-    const digits = i - p - 1;
-    if (digits === 0 || digits > 9 || key.charCodeAt(i) !== 46) continue;
+    // The key's first index segment must directly follow the prefix.
+    const k = indexedKey(key);
+    if (k.start !== p + 1) continue;
     list ??= [];
-    let entry = list[idx];
+    let entry = list[k.index];
     if (entry === undefined) {
-      entry = list[idx] = {};
+      entry = list[k.index] = {};
       entries++;
     }
-    entry[key.slice(i + 1)] = value;
+    entry[k.suffix] = value;
   }
   if (list === undefined) return NO_ENTRIES;
   return entries === list.length ? list : list.filter((e) => e !== undefined);

@@ -36,19 +36,30 @@ function messageText(msg: Record<string, AttrValue>): string | undefined {
 }
 
 function documents(span: CapturedSpan, prefix: string): Source[] {
-  return indexed(span.attributes, prefix).flatMap((doc) => {
+  const sources: Source[] = [];
+  for (const doc of indexed(span.attributes, prefix)) {
     const content = doc['document.content'];
-    if (typeof content !== 'string') return [];
+    if (typeof content !== 'string') continue;
     const source: Source = { content };
-    const metadata = flatMetadata(doc['document.metadata']);
+    const rawMetadata = doc['document.metadata'];
+    const metadata = rawMetadata === undefined ? undefined : flatMetadata(rawMetadata);
     const id = doc['document.id'] ?? metadata?.id;
     if (id !== undefined && id !== null && typeof id !== 'object') source.id = String(id);
     const score = doc['document.score'] ?? metadata?.score;
     const scoreNum = typeof score === 'number' ? score : typeof score === 'string' ? Number(score) : NaN;
     if (Number.isFinite(scoreNum)) source.score = scoreNum;
     if (metadata) source.metadata = metadata;
-    return [source];
-  });
+    sources.push(source);
+  }
+  return sources;
+}
+
+const MODEL_KEYS = ['llm.response.model_name', 'llm.model_name', 'llm.request.model_name'];
+
+/** The last message with role `user`. */
+function lastUserMessage(messages: readonly Record<string, AttrValue>[]): Record<string, AttrValue> | undefined {
+  for (let i = messages.length - 1; i >= 0; i--) if (messages[i]!['message.role'] === 'user') return messages[i];
+  return undefined;
 }
 
 export const openInferenceMapper: ConventionMapper = {
@@ -63,23 +74,23 @@ export const openInferenceMapper: ConventionMapper = {
 
   generation(span: CapturedSpan): GenerationFields {
     const a = span.attributes;
-    const inputs = indexed(a, 'llm.input_messages');
-    const lastUser = [...inputs].reverse().find((m) => m['message.role'] === 'user');
-    const outputs = indexed(a, 'llm.output_messages');
-    const firstOut = outputs[0];
-    const prompts = indexed(a, 'llm.prompts');
-    const choices = indexed(a, 'llm.choices');
     const fields: GenerationFields = {};
-    const query =
-      (lastUser && messageText(lastUser)) ??
-      (typeof prompts[0]?.['prompt.text'] === 'string' ? prompts[0]['prompt.text'] : undefined);
+    // Prompt and choice lists are the fallbacks: read only when the messages do not say.
+    const lastUser = lastUserMessage(indexed(a, 'llm.input_messages'));
+    let query = lastUser ? messageText(lastUser) : undefined;
+    if (query === undefined) {
+      const text = indexed(a, 'llm.prompts')[0]?.['prompt.text'];
+      if (typeof text === 'string') query = text;
+    }
     if (query !== undefined) fields.query = query;
-    const response =
-      (firstOut && messageText(firstOut)) ??
-      (typeof choices[0]?.['completion.text'] === 'string' ? choices[0]['completion.text'] : undefined) ??
-      (str(a, 'output.mime_type') !== 'application/json' ? str(a, 'output.value') : undefined);
+    const firstOut = indexed(a, 'llm.output_messages')[0];
+    let response = firstOut ? messageText(firstOut) : undefined;
+    if (response === undefined) {
+      const text = indexed(a, 'llm.choices')[0]?.['completion.text'];
+      response = typeof text === 'string' ? text : str(a, 'output.mime_type') !== 'application/json' ? str(a, 'output.value') : undefined;
+    }
     if (response !== undefined) fields.response = response;
-    const model = firstStr(a, ['llm.response.model_name', 'llm.model_name', 'llm.request.model_name']);
+    const model = firstStr(a, MODEL_KEYS);
     if (model !== undefined) fields.model = model;
     const inTok = num(a, 'llm.token_count.prompt');
     if (inTok !== undefined) fields.inputTokens = inTok;
