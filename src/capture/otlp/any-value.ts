@@ -30,6 +30,24 @@ export function toInt(v: unknown): number | undefined {
   return undefined;
 }
 
+/**
+ * Whole microseconds of a decimal nanosecond string (all but its last three digits), or undefined
+ * when it is not a non-empty run of ASCII digits. Same result as the BigInt path of
+ * {@link nanosToMs} (the whole microseconds rounded to the nearest double).
+ */
+function wholeMicros(v: string): number | undefined {
+  const n = v.length;
+  if (n === 0) return undefined;
+  let micros = 0;
+  for (let i = 0; i < n; i++) {
+    const c = v.charCodeAt(i);
+    if (c < 48 || c > 57) return undefined;
+    if (i < n - 3) micros = micros * 10 + (c - 48);
+  }
+  // Exact while every partial sum is a safe integer; past that, let Number() round correctly.
+  return micros <= Number.MAX_SAFE_INTEGER ? micros : Number(v.slice(0, -3));
+}
+
 interface LongLike {
   low: number;
   high: number;
@@ -44,9 +62,9 @@ function isLong(v: unknown): v is LongLike {
  * truncated to whole microseconds so every encoding of the same instant gives the same number.
  */
 export function nanosToMs(v: unknown): number | undefined {
-  if (typeof v === 'string' && /^\d+$/.test(v)) {
-    // Same result as the BigInt path below (both round the whole microseconds to the nearest double), faster.
-    return v.length > 3 ? Number(v.slice(0, -3)) / 1000 : 0;
+  if (typeof v === 'string') {
+    const micros = wholeMicros(v);
+    if (micros !== undefined) return micros / 1000;
   }
   let nanos: bigint;
   if (typeof v === 'bigint') nanos = v;
@@ -128,7 +146,10 @@ export function keyValues(list: unknown, depth = 0): { [key: string]: AttrValue 
   if (!Array.isArray(list)) return out;
   for (const kv of list) {
     if (!isObj(kv) || typeof kv.key !== 'string') continue;
-    const value = anyValue(kv.value, depth);
+    const v = kv.value;
+    // Most attributes are strings: skip the general decoder for them.
+    const s = depth <= MAX_VALUE_DEPTH && isObj(v) ? v.stringValue : undefined;
+    const value = typeof s === 'string' ? s : anyValue(v, depth);
     // A hostile "__proto__" key must become data, not the object's prototype.
     if (kv.key === '__proto__') Object.defineProperty(out, kv.key, { value, enumerable: true, writable: true, configurable: true });
     else out[kv.key] = value;

@@ -18,8 +18,24 @@ export interface DecodedTraces {
 
 const HEX = /^[0-9a-f]+$/;
 
+/** 1 when `v` is lowercase hex (the usual encoding), 2 when it is all zeros too, else 0. */
+function lowerHexKind(v: string): 0 | 1 | 2 {
+  let zero = true;
+  for (let i = 0; i < v.length; i++) {
+    const c = v.charCodeAt(i);
+    if (c === 48) continue;
+    if ((c > 48 && c <= 57) || (c >= 97 && c <= 102)) zero = false;
+    else return 0;
+  }
+  return zero ? 2 : 1;
+}
+
 /** Normalises a trace/span id: lowercase hex of the right length (base64 accepted and converted). */
 export function normaliseId(v: unknown, bytes: 16 | 8): string | undefined {
+  if (typeof v === 'string' && v.length === bytes * 2) {
+    const kind = lowerHexKind(v);
+    if (kind !== 0) return kind === 1 ? v : undefined;
+  }
   if (v instanceof Uint8Array) return v.length === bytes ? Buffer.from(v).toString('hex') : undefined;
   if (typeof v !== 'string' || v === '') return undefined;
   const lower = v.toLowerCase();
@@ -66,14 +82,15 @@ export function decodeTraceRequest(body: unknown): DecodedTraces {
         }
         const startMs = nanosToMs(field(s, 'startTimeUnixNano', 'start_time_unix_nano')) ?? 0;
         const endMs = nanosToMs(field(s, 'endTimeUnixNano', 'end_time_unix_nano')) ?? startMs;
-        const events: CapturedEvent[] = asArray(s.events, 'events').map((e) => {
+        const events: CapturedEvent[] = [];
+        for (const e of asArray(s.events, 'events')) {
           const eo = asObj(e);
-          return {
+          events.push({
             name: typeof eo.name === 'string' ? eo.name : '',
             timeMs: nanosToMs(field(eo, 'timeUnixNano', 'time_unix_nano')) ?? startMs,
             attributes: attributesOf(eo),
-          };
-        });
+          });
+        }
         const parent = normaliseId(field(s, 'parentSpanId', 'parent_span_id'), 8);
         const otlpKind = toInt(s.kind) ?? 0;
         const span: CapturedSpan = {
