@@ -5,13 +5,13 @@
  * sources). Its series carry `judge="embedded"` and are never mixed with LLM-judge scores.
  * @module
  */
-import type { EmbeddingsModel } from '@energetic-ai/embeddings';
 import { RagwatchError, errorMessage } from '../../errors.ts';
 import type { MetricName, SampledTriplet, ScoreDetails } from '../../triplet.ts';
 import { BoundedCache, contentHash } from '../cache.ts';
 import { selfDistinctness, cosine } from '../self-distinctness.ts';
 import { splitSentences } from '../sentences.ts';
 import type { Judge, JudgeResult } from '../types.ts';
+import type { SentenceEncoder } from './encoder.ts';
 import { groundingLexical } from './lexical.ts';
 import { loadEmbeddingModel } from './model.ts';
 import { meanMaxSimilarity } from './relevance.ts';
@@ -31,7 +31,7 @@ export class EmbeddedJudge implements Judge {
   readonly #threshold: number;
   readonly #maxSentences: number;
   readonly #vectors: BoundedCache<number[]>;
-  #model: EmbeddingsModel | undefined;
+  #model: SentenceEncoder | undefined;
 
   constructor(options: EmbeddedJudgeOptions = {}) {
     this.#threshold = options.similarityThreshold ?? 0.8;
@@ -45,10 +45,8 @@ export class EmbeddedJudge implements Judge {
 
   async init(): Promise<void> {
     if (this.#model) return;
-    const model = await loadEmbeddingModel();
-    // The first inference compiles kernels; do it now so the first real score is not slow.
-    await model.embed(['warm up']);
-    this.#model = model;
+    // Loading also warms the model (kernels compiled, WASM memory sized), so the first score is not slow.
+    this.#model = await loadEmbeddingModel();
   }
 
   async score(triplet: SampledTriplet): Promise<JudgeResult> {
@@ -93,7 +91,7 @@ export class EmbeddedJudge implements Judge {
     }
   }
 
-  /** Embeds texts in one batch, reusing cached vectors (retrieved chunks repeat across triplets). */
+  /** Embeds texts (bounded model calls), reusing cached vectors (retrieved chunks repeat across triplets). */
   async #embed(texts: readonly string[]): Promise<number[][]> {
     const keys = texts.map((t) => contentHash(t));
     const missing = [...new Set(texts.filter((_, i) => this.#vectors.get(keys[i]!) === undefined))];
@@ -103,7 +101,7 @@ export class EmbeddedJudge implements Judge {
     }
     // Vectors of this call are looked up again; a tiny cache may have evicted some, so re-embed those.
     const out: number[][] = [];
-    for (const [i, t] of texts.entries()) out.push(this.#vectors.get(keys[i]!) ?? (await this.#model!.embed(t)));
+    for (const [i, t] of texts.entries()) out.push(this.#vectors.get(keys[i]!) ?? (await this.#model!.embed([t]))[0]!);
     return out;
   }
 
