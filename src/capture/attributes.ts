@@ -93,6 +93,26 @@ function indexedKey(key: string): IndexedKey {
   return parsed;
 }
 
+/** Adds `value` under `suffix` to entry `index` of `list` (created on demand); returns the entries added. */
+function addIndexed(list: IndexedEntry[], index: number, suffix: string, value: AttrValue): number {
+  const entry = list[index];
+  if (entry !== undefined) {
+    entry[suffix] = value;
+    return 0;
+  }
+  const created: IndexedEntry = {};
+  created[suffix] = value;
+  list[index] = created;
+  return 1;
+}
+
+/** The collected lists without their holes (sparse indexes keep their order). */
+function compact(list: IndexedEntry[] | undefined, entries: number): readonly IndexedEntry[] {
+  if (list === undefined) return NO_ENTRIES;
+  // Object.values visits only the entries present (a filter would walk up to index 999,999,999).
+  return entries === list.length ? list : Object.values(list);
+}
+
 /**
  * Collects flattened indexed attributes `<prefix>.<i>.<suffix>` into `{ suffix: value }` maps
  * ordered by index (OpenInference / Traceloop flattening); sparse indexes keep their order, holes
@@ -100,26 +120,33 @@ function indexedKey(key: string): IndexedKey {
  * pass over the keys with `startsWith`, nothing built for keys of other prefixes.
  */
 export function indexed(attrs: Attributes, prefix: string): readonly IndexedEntry[] {
-  let list: IndexedEntry[] | undefined;
-  let entries = 0;
-  const p = prefix.length;
-  for (const key in attrs) {
-    if (key.charCodeAt(p) !== 46 /* . */ || !key.startsWith(prefix)) continue;
-    const value = attrs[key];
-    if (value === undefined) continue;
-    // The key's first index segment must directly follow the prefix.
-    const k = indexedKey(key);
-    if (k.start !== p + 1) continue;
-    list ??= [];
-    let entry = list[k.index];
-    if (entry === undefined) {
-      entry = list[k.index] = {};
-      entries++;
-    }
-    entry[k.suffix] = value;
+  return indexedMany(attrs, [prefix])[0]!;
+}
+
+/** {@link indexed} for several prefixes in one pass over the keys; the lists in `prefixes` order. */
+export function indexedMany(attrs: Attributes, prefixes: readonly string[]): Array<readonly IndexedEntry[]> {
+  const lists: Array<IndexedEntry[] | undefined> = [];
+  const entries: number[] = [];
+  for (let i = 0; i < prefixes.length; i++) {
+    lists.push(undefined);
+    entries.push(0);
   }
-  if (list === undefined) return NO_ENTRIES;
-  return entries === list.length ? list : list.filter((e) => e !== undefined);
+  for (const key in attrs) {
+    for (let i = 0; i < prefixes.length; i++) {
+      const p = prefixes[i]!.length;
+      if (key.charCodeAt(p) !== 46 /* . */ || !key.startsWith(prefixes[i]!)) continue;
+      const value = attrs[key];
+      if (value === undefined) break;
+      // The key's first index segment must directly follow the prefix.
+      const k = indexedKey(key);
+      if (k.start !== p + 1) continue;
+      entries[i]! += addIndexed((lists[i] ??= []), k.index, k.suffix, value);
+      break;
+    }
+  }
+  const out: Array<readonly IndexedEntry[]> = [];
+  for (let i = 0; i < prefixes.length; i++) out.push(compact(lists[i], entries[i]!));
+  return out;
 }
 
 /** Flattens a JSON-ish metadata value into a string/number/boolean record (nested values JSON-encoded). */

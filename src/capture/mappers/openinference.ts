@@ -3,7 +3,7 @@
  * `retrieval.documents.N.document.*`, `input.value` / `output.value`.
  * @module
  */
-import { firstStr, flatMetadata, indexed, num, str, tryJson } from '../attributes.ts';
+import { firstStr, flatMetadata, indexed, indexedMany, num, str, tryJson } from '../attributes.ts';
 import type { AttrValue, CapturedSpan, ConventionMapper, GenerationFields, RetrievalFields, SpanRole } from '../types.ts';
 import type { Source } from '../../triplet.ts';
 
@@ -35,9 +35,12 @@ function messageText(msg: Record<string, AttrValue>): string | undefined {
   return parts.length > 0 ? parts.join('\n') : undefined;
 }
 
-function documents(span: CapturedSpan, prefix: string): Source[] {
+const DOCUMENT_LISTS = ['reranker.output_documents', 'retrieval.documents'];
+const MESSAGE_LISTS = ['llm.input_messages', 'llm.output_messages'];
+
+function documents(docs: readonly Record<string, AttrValue>[]): Source[] {
   const sources: Source[] = [];
-  for (const doc of indexed(span.attributes, prefix)) {
+  for (const doc of docs) {
     const content = doc['document.content'];
     if (typeof content !== 'string') continue;
     const source: Source = { content };
@@ -76,14 +79,15 @@ export const openInferenceMapper: ConventionMapper = {
     const a = span.attributes;
     const fields: GenerationFields = {};
     // Prompt and choice lists are the fallbacks: read only when the messages do not say.
-    const lastUser = lastUserMessage(indexed(a, 'llm.input_messages'));
+    const [inputs, outputs] = indexedMany(a, MESSAGE_LISTS);
+    const lastUser = lastUserMessage(inputs!);
     let query = lastUser ? messageText(lastUser) : undefined;
     if (query === undefined) {
       const text = indexed(a, 'llm.prompts')[0]?.['prompt.text'];
       if (typeof text === 'string') query = text;
     }
     if (query !== undefined) fields.query = query;
-    const firstOut = indexed(a, 'llm.output_messages')[0];
+    const firstOut = outputs![0];
     let response = firstOut ? messageText(firstOut) : undefined;
     if (response === undefined) {
       const text = indexed(a, 'llm.choices')[0]?.['completion.text'];
@@ -101,8 +105,9 @@ export const openInferenceMapper: ConventionMapper = {
 
   retrieval(span: CapturedSpan): RetrievalFields {
     const a = span.attributes;
-    const reranked = documents(span, 'reranker.output_documents');
-    const sources = reranked.length > 0 ? reranked : documents(span, 'retrieval.documents');
+    const [rerankedDocs, retrievedDocs] = indexedMany(a, DOCUMENT_LISTS);
+    const reranked = documents(rerankedDocs!);
+    const sources = reranked.length > 0 ? reranked : documents(retrievedDocs!);
     const fields: RetrievalFields = {};
     if (sources.length > 0) fields.sources = sources;
     const query = str(a, 'reranker.query') ?? textFromValue(str(a, 'input.value'));
