@@ -13,7 +13,7 @@ import type { CapturedLog, CapturedSpan, ConventionMapper, GenerationOutcome } f
 import type { RagwatchConfig } from '../config/schema.ts';
 import type { Instruments } from '../metrics/instruments.ts';
 import { LabelBound } from '../metrics/label-bound.ts';
-import type { Triplet } from '../triplet.ts';
+import type { Convention, Triplet } from '../triplet.ts';
 
 /** Options of {@link Capture}. */
 export interface CaptureOptions {
@@ -42,6 +42,12 @@ export class Capture {
   /** Route label of the latency histograms: `capture.routes` when given, else the first 20 routes seen. */
   readonly #routes: LabelBound;
   #timer: NodeJS.Timeout | undefined;
+  /**
+   * Generations seen and triplets captured since the last publish, by convention. Assembly is
+   * synchronous, so counting per sweep instead of per triplet changes nothing a scrape can see.
+   */
+  readonly #seen = new Map<Convention, number>();
+  readonly #captured = new Map<Convention, number>();
 
   constructor(options: CaptureOptions) {
     const c = options.config;
@@ -59,7 +65,7 @@ export class Capture {
       (reason) => this.#instruments.dropped.inc({ stage: 'capture', reason }),
     );
     const interval = options.sweepIntervalMs ?? Math.max(50, Math.floor(c.traceIdleMs / 4));
-    this.#timer = setInterval(() => this.#assembler.sweep(), interval);
+    this.#timer = setInterval(() => this.#assembleWith(() => this.#assembler.sweep()), interval);
     this.#timer.unref();
     this.#instruments.queueCapacity.set({ stage: 'capture_traces' }, c.maxTraces);
   }
@@ -80,8 +86,21 @@ export class Capture {
 
   /** Assembles every buffered trace now. */
   forceFlush(): Promise<void> {
-    this.#assembler.flushAll();
+    this.#assembleWith(() => this.#assembler.flushAll());
     return Promise.resolve();
+  }
+
+  /** Runs a sweep or flush of the assembler, then publishes the counts and queue size it changed. */
+  #assembleWith(run: () => void): void {
+    try {
+      run();
+    } finally {
+      for (const [convention, n] of this.#seen) this.#instruments.generationsSeen.inc({ convention }, n);
+      for (const [convention, n] of this.#captured) this.#instruments.captured.inc({ convention }, n);
+      this.#seen.clear();
+      this.#captured.clear();
+      this.#instruments.queueSize.set({ stage: 'capture_traces' }, this.#assembler.size);
+    }
   }
 
   /** Stops the sweep timer and assembles what is buffered. Idempotent. */
@@ -103,7 +122,7 @@ export class Capture {
       return;
     }
     for (const raw of outcomes) {
-      this.#instruments.generationsSeen.inc({ convention: raw.mapper });
+      this.#seen.set(raw.mapper, (this.#seen.get(raw.mapper) ?? 0) + 1);
       // PII is replaced here, before the triplet reaches any sink (DESIGN §6); undefined = dropped, counted.
       const outcome = redactOutcome(raw, this.#redactor, this.#instruments);
       if (!outcome) continue;
@@ -113,11 +132,10 @@ export class Capture {
         continue;
       }
       const t = outcome.triplet;
-      this.#instruments.captured.inc({ convention: t.convention });
+      this.#captured.set(t.convention, (this.#captured.get(t.convention) ?? 0) + 1);
       this.#recordLatency(t);
       this.#onTriplet(t);
     }
-    this.#instruments.queueSize.set({ stage: 'capture_traces' }, this.#assembler.size);
   }
 
   #recordLatency(t: Triplet): void {
