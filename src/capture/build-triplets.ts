@@ -248,7 +248,8 @@ export function buildTriplets(spans: readonly CapturedSpan[], options: BuildOpti
       service: str(span.resource, 'service.name') ?? options.defaultService,
       timestamp: isoTimestamp(span.endMs),
       query: clip(query!, max),
-      sources: sources!.map((s) => ({ ...s, content: clip(s.content, max) })),
+      // Copied only when clipped: capture redacts every triplet into new objects before any sink sees it.
+      sources: sources!.map((s) => (s.content.length > max ? { ...s, content: clip(s.content, max) } : s)),
       response: clip(gen.response!, max),
       latency: latencyOf(span, gen.inputTokens, gen.outputTokens),
       convention: mapper.name,

@@ -17,7 +17,7 @@ export const vercelAiMapper: ConventionMapper = {
 
   role(span: CapturedSpan): SpanRole | undefined {
     const op = str(span.attributes, 'ai.operationId') ?? span.name;
-    if (PROVIDER_CALL.test(op)) return 'generation';
+    if (op.startsWith('ai.') && PROVIDER_CALL.test(op)) return 'generation';
     if (op === 'ai.toolCall' && span.attributes['ai.toolCall.result'] !== undefined) return 'retrieval';
     return undefined;
   },
