@@ -55,13 +55,13 @@ const NO_ENTRIES: readonly IndexedEntry[] = Object.freeze([]);
 
 /** Where a key's index segment ends, with its index and suffix: parsed once per distinct key. */
 interface IndexedKey {
-  /** Offset of the index segment's first digit, or -1 when the key has no index segment. */
-  start: number;
+  /** The key before its first index segment (`''` when the key has none). */
+  prefix: string;
   index: number;
   suffix: string;
 }
 
-const NOT_INDEXED: IndexedKey = { start: -1, index: 0, suffix: '' };
+const NOT_INDEXED: IndexedKey = { prefix: '', index: 0, suffix: '' };
 // Instrumentations write the same few hundred keys over and over; the cache is cleared, not
 // evicted, when a key explosion fills it.
 const KEY_CACHE_MAX = 10_000;
@@ -78,7 +78,7 @@ function parseIndexedKey(key: string): IndexedKey {
       index = index * 10 + (c - 48);
     }
     const digits = i - dot - 1;
-    if (digits > 0 && digits <= 9 && key.charCodeAt(i) === 46 /* . */) return { start: dot + 1, index, suffix: key.slice(i + 1) };
+    if (digits > 0 && digits <= 9 && key.charCodeAt(i) === 46 /* . */) return { prefix: key.slice(0, dot), index, suffix: key.slice(i + 1) };
   }
   return NOT_INDEXED;
 }
@@ -117,7 +117,7 @@ function compact(list: IndexedEntry[] | undefined, entries: number): readonly In
  * Collects flattened indexed attributes `<prefix>.<i>.<suffix>` into `{ suffix: value }` maps
  * ordered by index (OpenInference / Traceloop flattening); sparse indexes keep their order, holes
  * are dropped. `prefix` must not itself contain an index segment. Hot on the capture path: one
- * pass over the keys with `startsWith`, nothing built for keys of other prefixes.
+ * pass over the keys, each parsed once per process, nothing built for keys of other prefixes.
  */
 export function indexed(attrs: Attributes, prefix: string): readonly IndexedEntry[] {
   return indexedMany(attrs, [prefix])[0]!;
@@ -132,17 +132,14 @@ export function indexedMany(attrs: Attributes, prefixes: readonly string[]): Arr
     entries.push(0);
   }
   for (const key in attrs) {
-    for (let i = 0; i < prefixes.length; i++) {
-      const p = prefixes[i]!.length;
-      if (key.charCodeAt(p) !== 46 /* . */ || !key.startsWith(prefixes[i]!)) continue;
-      const value = attrs[key];
-      if (value === undefined) break;
-      // The key's first index segment must directly follow the prefix.
-      const k = indexedKey(key);
-      if (k.start !== p + 1) continue;
-      entries[i]! += addIndexed((lists[i] ??= []), k.index, k.suffix, value);
-      break;
-    }
+    // One cached lookup per key (property names are interned, their hash is known) instead of
+    // string comparisons per key and prefix.
+    const k = indexedKey(key);
+    if (k === NOT_INDEXED) continue;
+    const i = prefixes.indexOf(k.prefix);
+    if (i < 0) continue;
+    const value = attrs[key];
+    if (value !== undefined) entries[i]! += addIndexed((lists[i] ??= []), k.index, k.suffix, value);
   }
   const out: Array<readonly IndexedEntry[]> = [];
   for (let i = 0; i < prefixes.length; i++) out.push(compact(lists[i], entries[i]!));
