@@ -4,10 +4,11 @@
  * The bundled tfjs-backend-wasm (4.5) sends a matmul to XNNPACK only when both operands have batch
  * size 1 and neither is transposed; every other case (the model's self-attention: query×keysᵀ and
  * weights×values, shaped [sentences, heads, tokens, depth]) runs a scalar triple loop, ≈ 15× slower
- * per multiply-add than XNNPACK here and ≈ 40% of a cold triplet's CPU. This kernel runs such a
- * matmul as one XNNPACK product per batch slice: views into the operands' WASM memory (no copy),
- * the right operand transposed into scratch memory when the model asks for its transpose. Results
- * equal the stock kernel's to float rounding (tests/judges/embedded-batch-matmul.test.ts).
+ * per multiply-add than XNNPACK here: ≈ 20% of a typical cold triplet's CPU, more with long
+ * sentences. This kernel runs such a matmul as one XNNPACK product per batch slice: views into the
+ * operands' WASM memory (no copy), the right operand transposed into scratch memory when the model
+ * asks for its transpose. Results equal the stock kernel's to float rounding
+ * (tests/judges/embedded/batch-matmul.test.ts).
  * @module
  */
 import { createRequire } from 'node:module';

@@ -14,7 +14,7 @@ import { createRequire } from 'node:module';
 
 /** Tokens of a text the model reads: USE-lite keeps the first 128 (its SparseToDense is [n, 128]). */
 export const MODEL_MAX_TOKENS = 128;
-/** Longest vocabulary piece is 16 characters, so 128 tokens never need more text than this. */
+/** Longest vocabulary piece is 16 characters: 128 tokens (practically) never need more text than this. */
 const MAX_TOKENIZED_CHARS = MODEL_MAX_TOKENS * 16;
 
 /** Default bound of one model call, padded tokens (count × longest text). */
