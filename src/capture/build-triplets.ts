@@ -83,11 +83,6 @@ function clip(text: string, max: number): string {
   return text.length > max ? text.slice(0, max) : text;
 }
 
-/**
- * The retrieval that feeds a generation: the latest one (preferring the generation's own trace)
- * that ended before the generation started; else one that at least started before it ended
- * (streamed retrieval). A retrieval that started after the generation ended never feeds it.
- */
 /** Slack when comparing a retrieval's end with a generation's start, milliseconds. */
 const CLOCK_SLACK_MS = 1;
 
@@ -99,11 +94,24 @@ function isWithin(span: CapturedSpan, ancestor: CapturedSpan, byId: ReadonlyMap<
   return false;
 }
 
-/** The later-ending of two retrievals; the earlier one in span order on a tie. */
-function later(best: Retrieval | undefined, r: Retrieval): Retrieval {
-  return best === undefined || r.span.endMs > best.span.endMs ? r : best;
+/**
+ * The later-ending of two retrievals; the earlier one in span order on a tie. Of two nested
+ * retrievals (LlamaIndex's query-engine `retrieve` around the retriever's) the outer one wins
+ * whatever the clocks say: its output — after node postprocessors — is what its caller used, and
+ * both end within the same millisecond, where the SDK's millisecond start clock cannot order them.
+ */
+function later(best: Retrieval | undefined, r: Retrieval, byId: ReadonlyMap<string, CapturedSpan>): Retrieval {
+  if (best === undefined) return r;
+  if (isWithin(best.span, r.span, byId)) return r;
+  if (isWithin(r.span, best.span, byId)) return best;
+  return r.span.endMs > best.span.endMs ? r : best;
 }
 
+/**
+ * The retrieval that feeds a generation: the latest one (preferring the generation's own trace)
+ * that ended before the generation started; else one that at least started before it ended
+ * (streamed retrieval). A retrieval that started after the generation ended never feeds it.
+ */
 function pickRetrieval(gen: CapturedSpan, retrievals: readonly Retrieval[], byId: ReadonlyMap<string, CapturedSpan>): Retrieval | undefined {
   // One pass keeps the latest candidate of each pool: same trace or any, ended before or not.
   let sameBefore: Retrieval | undefined;
@@ -118,11 +126,11 @@ function pickRetrieval(gen: CapturedSpan, retrievals: readonly Retrieval[], byId
     if (r.span.startMs > gen.endMs && !isWithin(r.span, gen, byId)) continue;
     const before = r.span.endMs <= gen.startMs + CLOCK_SLACK_MS;
     if (r.span.traceId === gen.traceId) {
-      same = later(same, r);
-      if (before) sameBefore = later(sameBefore, r);
+      same = later(same, r, byId);
+      if (before) sameBefore = later(sameBefore, r, byId);
     }
-    any = later(any, r);
-    if (before) anyBefore = later(anyBefore, r);
+    any = later(any, r, byId);
+    if (before) anyBefore = later(anyBefore, r, byId);
   }
   return same !== undefined ? (sameBefore ?? same) : (anyBefore ?? any);
 }

@@ -25,6 +25,18 @@ describe('buildTriplets', () => {
     expect(bySources).toEqual({ a1: 'd1', a2: 'd2' });
   });
 
+  it('of two nested retrievals the outer one feeds the generation, whatever their sub-millisecond ends say', () => {
+    // LlamaIndex: the query engine's retrieve (after node postprocessors) wraps the retriever's.
+    for (const innerEndMs of [10, 10.4]) {
+      const outer = retriever('filtered', 0, 10.2);
+      const inner = retriever('unfiltered', 0, innerEndMs, { parentSpanId: outer.spanId });
+      for (const order of [[outer, inner], [inner, outer]]) {
+        const [o] = build([...order, llm('a', 12, 20)]);
+        expect(o).toMatchObject({ kind: 'triplet', triplet: { sources: [{ content: 'filtered' }] } });
+      }
+    }
+  });
+
   it('a retrieval that started after the generation ended never feeds it', () => {
     const [o] = build([llm('a', 0, 10), retriever('late', 20, 30)]);
     expect(o).toMatchObject({ kind: 'incomplete', missing: ['sources'] });

@@ -4,12 +4,14 @@
  * server, whose embeddings are bag-of-words vectors so the retriever ranks the right chunk first)
  * instrumented by `@traceloop/instrumentation-llamaindex` 0.27.0 through
  * `traceloop.initialize({ instrumentModules: { llamaIndex, llamaIndexOpenAI } })` — the manual path,
- * since vitest's ESM loading bypasses the require hooks. One streamed and one plain query.
+ * since vitest's ESM loading bypasses the require hooks. One streamed and one plain query, and one
+ * whose similarity postprocessor drops a chunk (the outer retrieve task's list is what the LLM saw).
  */
 import * as traceloop from '@traceloop/node-server-sdk';
 import { InMemorySpanExporter, type ReadableSpan } from '@opentelemetry/sdk-trace';
 import * as llamaindex from 'llamaindex';
 import * as llamaindexOpenAI from '@llamaindex/openai';
+import { SimilarityPostprocessor } from 'llamaindex/postprocessors';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Source } from '../../../src/triplet.ts';
 import { bagOfWordsEmbedding, startFakeOpenAI, type FakeOpenAI } from '../../fakes/openai-server.ts';
@@ -26,7 +28,9 @@ let fake: FakeOpenAI;
 let h: Harness;
 const exported = new InMemorySpanExporter();
 /** The sources each query's EngineResponse reports (`sourceNodes`), as ragwatch should capture them. */
-const reported: { streamed: Source[]; plain: Source[] } = { streamed: [], plain: [] };
+const reported: { streamed: Source[]; plain: Source[]; filtered: Source[] } = { streamed: [], plain: [], filtered: [] };
+/** Trace of the query whose similarity postprocessor keeps only the best chunk. */
+let filteredTraceId = '';
 const answers: { streamed: string; plain: string } = { streamed: '', plain: '' };
 
 function asSources(nodes: llamaindex.NodeWithScore[] | undefined): Source[] {
@@ -39,7 +43,7 @@ function asSources(nodes: llamaindex.NodeWithScore[] | undefined): Source[] {
 }
 
 function traceOf(spans: readonly ReadableSpan[], streamed: boolean): string {
-  const root = spans.find((s) => s.name === 'retriever_query_engine.query' && String(s.attributes['traceloop.entity.input']).includes('"stream":true') === streamed);
+  const root = spans.find((s) => s.name === 'retriever_query_engine.query' && s.spanContext().traceId !== filteredTraceId && String(s.attributes['traceloop.entity.input']).includes('"stream":true') === streamed);
   return root!.spanContext().traceId;
 }
 
@@ -70,8 +74,15 @@ beforeAll(async () => {
   const response = await engine.query({ query: RAG.query });
   answers.plain = response.message.content as string;
   reported.plain = asSources(response.sourceNodes);
-
   await vi.waitFor(() => expect(exported.getFinishedSpans()).toHaveLength(2 * REQUEST_SPANS.length), { timeout: 15_000, interval: 50 });
+
+  // A cutoff between the two chunks' scores: the LLM sees one chunk, the inner retriever returned two.
+  const cutoff = (reported.plain[0]!.score! + reported.plain[1]!.score!) / 2;
+  const filtering = index.asQueryEngine({ retriever: index.asRetriever({ similarityTopK: 2 }), nodePostprocessors: [new SimilarityPostprocessor({ similarityCutoff: cutoff })] });
+  const before = new Set(exported.getFinishedSpans().map((s) => s.spanContext().traceId));
+  reported.filtered = asSources((await filtering.query({ query: RAG.query })).sourceNodes);
+  await vi.waitFor(() => expect(exported.getFinishedSpans().length).toBeGreaterThanOrEqual(3 * REQUEST_SPANS.length), { timeout: 15_000, interval: 50 });
+  filteredTraceId = exported.getFinishedSpans().map((s) => s.spanContext().traceId).find((t) => !before.has(t))!;
   await traceloop.forceFlush();
   await h.flush();
   maybeWriteFixture('llamaindex', exported.getFinishedSpans() as never);
@@ -110,16 +121,15 @@ describe('traceloop mapper on LlamaIndex.TS (@traceloop/instrumentation-llamaind
   });
 
   it('in-process: each chat span joins its query engine retrieve task (query, nodes, metadata, scores)', () => {
-    expect(h.outcomes).toHaveLength(2);
+    expect(h.outcomes).toHaveLength(3);
     const spans = exported.getFinishedSpans();
     for (const streamed of [true, false]) {
       const outcome = h.outcomes.find((o) => o.kind === 'triplet' && o.triplet.traceId === traceOf(spans, streamed));
       expect(outcome?.kind).toBe('triplet');
       if (outcome?.kind !== 'triplet') continue;
       const t = expectRagTriplet(outcome.triplet, { convention: 'traceloop', sources: streamed ? reported.streamed : reported.plain });
-      // Both nested retrieve tasks hold the same list here (no node postprocessors); which one is
-      // taken depends on sub-millisecond end times (the SDK anchors each span's start to Date.now()).
-      expect(outcome.explain?.sourcesSource).toMatch(/"(retriever_query_engine|vector_index_retriever)\.retrieve" \(traceloop\)$/);
+      // Of the two nested retrieve tasks the outer one (what the query engine used) is taken.
+      expect(outcome.explain?.sourcesSource).toMatch(/"retriever_query_engine\.retrieve" \(traceloop\)$/);
       expect(t.model).toBe('gpt-4o-mini');
       expect(t.latency.outputTokens).toBe(RAG.outputTokens);
       // The LlamaIndex chat wrapper records no first-chunk time (no event, no attribute).
@@ -127,12 +137,23 @@ describe('traceloop mapper on LlamaIndex.TS (@traceloop/instrumentation-llamaind
     }
   });
 
+  it('with a node postprocessor: the sources are the filtered nodes the LLM saw, not the retriever\'s', () => {
+    const mine = exported.getFinishedSpans().filter((s) => s.spanContext().traceId === filteredTraceId);
+    const nodes = (name: string) => (JSON.parse(String(mine.find((s) => s.name === name)!.attributes['traceloop.entity.output'])) as unknown[]).length;
+    // Both nested tasks end within the same millisecond; only the outer one's list was filtered.
+    expect([nodes('vector_index_retriever.retrieve'), nodes('retriever_query_engine.retrieve')]).toEqual([2, 1]);
+    expect(reported.filtered.map((s) => s.content)).toEqual([RAG.docs[0]!.content]);
+    const outcome = h.outcomes.find((o) => o.kind === 'triplet' && o.triplet.traceId === filteredTraceId);
+    expect(outcome?.kind === 'triplet' ? outcome.triplet.sources : undefined).toEqual(reported.filtered);
+  });
+
   for (const encoding of ['json', 'protobuf'] as const) {
     it(`sidecar: /v1/traces (${encoding}) gives the same triplets`, async () => {
       const spans = exported.getFinishedSpans();
       const { outcomes } = await replayOtlp(spans as never, [], encoding);
       const got = triplets(outcomes);
-      expect(got).toHaveLength(2);
+      expect(got).toHaveLength(3);
+      expect(got.find((x) => x.traceId === filteredTraceId)?.sources).toEqual(reported.filtered);
       for (const streamed of [true, false]) {
         const t = got.find((x) => x.traceId === traceOf(spans, streamed));
         expectRagTriplet(t, { convention: 'traceloop', sources: streamed ? reported.streamed : reported.plain });
