@@ -9,8 +9,8 @@ import { Hono, type Context } from 'hono';
 import { decodeLogs, decodeTraces, otlpMediaType, type OtlpMediaType } from '../capture/otlp/decode.ts';
 import type { CapturedLog, CapturedSpan } from '../capture/types.ts';
 import { OtlpDecodeError, errorMessage } from '../errors.ts';
-import { INGEST_DEFAULTS, IngestGuard, type IngestGuardOptions, type Refusal } from './ingest-guard.ts';
-import { IngestTimeoutError, decompress, readLimited } from './otlp-body.ts';
+import { DEFAULT_MAX_INFLIGHT_BYTES, INGEST_DEFAULTS, IngestGuard, bytesRefusal, type IngestGuardOptions, type Refusal } from './ingest-guard.ts';
+import { IngestBytesExhaustedError, IngestTimeoutError, decompress, readLimited } from './otlp-body.ts';
 import { errorResponse, exportResponse, responseMediaType, type IngestStatus, type OtlpSignal } from './otlp-response.ts';
 
 /** Why a request got its status; a bounded set (metric label). */
@@ -57,7 +57,8 @@ const STATUS_REASON: Record<number, IngestReason> = { 400: 'invalid', 413: 'too_
 export function createIngestApp(options: IngestAppOptions): Hono {
   const maxBodyBytes = options.maxBodyBytes ?? INGEST_DEFAULTS.maxBodyBytes;
   const timeoutMs = options.requestTimeoutMs ?? INGEST_DEFAULTS.requestTimeoutMs;
-  const guard = new IngestGuard(options);
+  // One largest body, received and decompressed, must always fit, or it could never be accepted.
+  const guard = new IngestGuard({ ...options, maxInflightBytes: Math.max(options.maxInflightBytes ?? DEFAULT_MAX_INFLIGHT_BYTES, 2 * maxBodyBytes) });
   const app = new Hono();
 
   async function handle(c: Context, signal: OtlpSignal): Promise<Response> {
@@ -74,6 +75,12 @@ export function createIngestApp(options: IngestAppOptions): Hono {
 
     const refusal = guard.admit(c.req.header('authorization'));
     if (refusal) return refuse(refusal);
+    let heldBytes = 0;
+    const reserve = (bytes: number): boolean => {
+      if (!guard.reserveBytes(bytes)) return false;
+      heldBytes += bytes;
+      return true;
+    };
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(new IngestTimeoutError(timeoutMs)), timeoutMs);
     timer.unref();
@@ -82,8 +89,10 @@ export function createIngestApp(options: IngestAppOptions): Hono {
       replyType = mediaType;
       const declared = Number(c.req.header('content-length'));
       if (declared > maxBodyBytes) throw new OtlpDecodeError(`request body of ${declared} bytes exceeds ${maxBodyBytes} bytes`, 413);
-      const raw = await readLimited(c.req.raw.body, maxBodyBytes, controller.signal);
+      if (declared > 0 && guard.inflightBytes + declared > guard.maxInflightBytes) return refuse(bytesRefusal(guard.maxInflightBytes));
+      const raw = await readLimited(c.req.raw.body, maxBodyBytes, controller.signal, reserve);
       const body = await decompress(raw, c.req.header('content-encoding'), maxBodyBytes);
+      if (body !== raw && !reserve(body.byteLength)) return refuse(bytesRefusal(guard.maxInflightBytes));
       const decoded = signal === 'traces' ? decodeTraces(body, mediaType) : decodeLogs(body, mediaType);
       const items = 'spans' in decoded ? decoded.spans : decoded.logs;
       const over = guard.admitItems(items.length);
@@ -100,9 +109,11 @@ export function createIngestApp(options: IngestAppOptions): Hono {
     } catch (err) {
       if (err instanceof OtlpDecodeError) return done(errorResponse(err.status, replyType, err.message), STATUS_REASON[err.status] ?? 'invalid');
       if (err instanceof IngestTimeoutError) return done(errorResponse(408, replyType, err.message, { Connection: 'close' }), 'timeout');
+      if (err instanceof IngestBytesExhaustedError) return refuse(bytesRefusal(guard.maxInflightBytes));
       return done(errorResponse(500, replyType, `internal error: ${errorMessage(err)}`), 'internal');
     } finally {
       clearTimeout(timer);
+      guard.releaseBytes(heldBytes);
       guard.release();
     }
   }

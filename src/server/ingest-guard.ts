@@ -23,6 +23,22 @@ export interface IngestGuardOptions {
   rateLimitItemsPerSecond?: number;
   /** Burst of both rate limits, in seconds of rate. Default 1. */
   rateLimitBurstSeconds?: number;
+  /**
+   * Bytes of request bodies held at once (as received, plus the decompressed copy) before answering
+   * 503. Default {@link DEFAULT_MAX_INFLIGHT_BYTES}.
+   */
+  maxInflightBytes?: number;
+}
+
+/**
+ * Default bound of body bytes in flight: 64 MiB. Without it the bound was `maxConcurrentRequests`
+ * × `maxBodyBytes` × 2 (64 × 16 MiB, twice with gzip) — 2 GiB — before any decoding.
+ */
+export const DEFAULT_MAX_INFLIGHT_BYTES = 64 * 1024 * 1024;
+
+/** A refusal for a request whose body bytes do not fit the in-flight budget. */
+export function bytesRefusal(limit: number): Refusal {
+  return { status: 503, reason: 'saturated', message: `ragwatch is saturated (${limit} bytes of request bodies in progress); retry later`, retryAfterSeconds: 1 };
 }
 
 /** Why a request was refused, with what to answer. */
@@ -44,7 +60,9 @@ export class IngestGuard {
   readonly #maxActive: number;
   readonly #requests: TokenBucket | undefined;
   readonly #items: TokenBucket | undefined;
+  readonly #maxBytes: number;
   #active = 0;
+  #bytes = 0;
 
   constructor(options: IngestGuardOptions = {}) {
     const burstSeconds = options.rateLimitBurstSeconds ?? INGEST_DEFAULTS.rateLimitBurstSeconds;
@@ -52,6 +70,29 @@ export class IngestGuard {
     this.#maxActive = options.maxConcurrentRequests ?? INGEST_DEFAULTS.maxConcurrentRequests;
     this.#requests = options.rateLimitRequestsPerSecond ? new TokenBucket({ ratePerSecond: options.rateLimitRequestsPerSecond, burstSeconds }) : undefined;
     this.#items = options.rateLimitItemsPerSecond ? new TokenBucket({ ratePerSecond: options.rateLimitItemsPerSecond, burstSeconds }) : undefined;
+    this.#maxBytes = options.maxInflightBytes ?? DEFAULT_MAX_INFLIGHT_BYTES;
+  }
+
+  /** Largest number of body bytes held at once. */
+  get maxInflightBytes(): number {
+    return this.#maxBytes;
+  }
+
+  /** Body bytes currently held by admitted requests. */
+  get inflightBytes(): number {
+    return this.#bytes;
+  }
+
+  /** Reserves `n` body bytes for an admitted request; false (nothing reserved) when they do not fit. */
+  reserveBytes(n: number): boolean {
+    if (this.#bytes + n > this.#maxBytes) return false;
+    this.#bytes += n;
+    return true;
+  }
+
+  /** Returns bytes reserved with {@link reserveBytes}. */
+  releaseBytes(n: number): void {
+    this.#bytes = Math.max(0, this.#bytes - n);
   }
 
   /** Requests currently admitted and not yet released. */

@@ -19,11 +19,20 @@ export class IngestTimeoutError extends Error {
   }
 }
 
+/** The body did not fit the bytes-in-flight budget (answered 503). */
+export class IngestBytesExhaustedError extends Error {
+  constructor() {
+    super('request bodies in flight exceed the budget');
+    this.name = 'IngestBytesExhaustedError';
+  }
+}
+
 /**
- * Reads the raw body, failing with 413 as soon as it exceeds `maxBytes`, and with
- * IngestTimeoutError when `signal` aborts first.
+ * Reads the raw body, failing with 413 as soon as it exceeds `maxBytes`, with
+ * IngestTimeoutError when `signal` aborts first, and with IngestBytesExhaustedError when
+ * `reserve` refuses a chunk's bytes (the caller returns what it reserved).
  */
-export async function readLimited(body: ReadableStream<Uint8Array> | null, maxBytes: number, signal?: AbortSignal): Promise<Buffer> {
+export async function readLimited(body: ReadableStream<Uint8Array> | null, maxBytes: number, signal?: AbortSignal, reserve?: (bytes: number) => boolean): Promise<Buffer> {
   if (!body) return Buffer.alloc(0);
   const chunks: Uint8Array[] = [];
   let total = 0;
@@ -43,6 +52,7 @@ export async function readLimited(body: ReadableStream<Uint8Array> | null, maxBy
       if (done) break;
       total += value.byteLength;
       if (total > maxBytes) throw new OtlpDecodeError(`request body exceeds ${maxBytes} bytes`, 413);
+      if (reserve && !reserve(value.byteLength)) throw new IngestBytesExhaustedError();
       chunks.push(value);
     }
   } catch (err) {
