@@ -64,7 +64,7 @@ export class SentenceEncoder {
   readonly #maxBatchTokens: number;
   #queue: Promise<unknown> = Promise.resolve();
 
-  /** @param maxBatchTokens bound of one model call, padded tokens; default 512 */
+  /** @param maxBatchTokens bound of one model call, padded tokens (at least 128); default 256 */
   constructor(model: PackagedModel, maxBatchTokens = DEFAULT_MAX_BATCH_TOKENS) {
     this.#model = model;
     this.#maxBatchTokens = Math.max(MODEL_MAX_TOKENS, maxBatchTokens);
