@@ -63,7 +63,7 @@ export interface PipelineOptions {
  */
 export function createJudge(config: RagwatchConfig, options: { instruments?: Instruments } = {}): Judge {
   const j = config.judge;
-  if (j.kind === 'embedded') return new EmbeddedJudge({ similarityThreshold: j.embedded.similarityThreshold });
+  if (j.kind === 'embedded') return embeddedJudge(config);
   const { embeddings, embeddingModel, ...llm } = j.llm;
   const endpoint = { ...(j.baseUrl !== undefined ? { baseUrl: j.baseUrl } : {}), ...(j.apiKey !== undefined ? { apiKey: j.apiKey } : {}) };
   return new LlmJudge({
@@ -79,8 +79,11 @@ export function createJudge(config: RagwatchConfig, options: { instruments?: Ins
 
 /** The companion judge: the embedded judge next to an LLM judge when `judge.embedded.alongside` is set. */
 export function createCompanionJudge(config: RagwatchConfig): Judge | undefined {
-  const j = config.judge;
-  return j.kind === 'llm' && j.embedded.alongside ? new EmbeddedJudge({ similarityThreshold: j.embedded.similarityThreshold }) : undefined;
+  return config.judge.kind === 'llm' && config.judge.embedded.alongside ? embeddedJudge(config) : undefined;
+}
+
+function embeddedJudge(config: RagwatchConfig): EmbeddedJudge {
+  return new EmbeddedJudge({ similarityThreshold: config.judge.embedded.similarityThreshold });
 }
 
 export class Pipeline {

@@ -3,7 +3,7 @@
  * the metrics and handed to the record sinks. A judge failure is counted, never turned into a score.
  * @module
  */
-import type { Judge } from '../judges/types.ts';
+import type { Judge, JudgeResult, JudgeScores } from '../judges/types.ts';
 import type { Instruments } from '../metrics/instruments.ts';
 import type { ScoringBudget } from '../sampling/budget.ts';
 import type { HandleContext, HandleResult } from '../transport/types.ts';
@@ -71,11 +71,9 @@ export class Scorer {
         return { status: 'dropped', reason: verdict.reason };
       }
     }
-    const started = performance.now();
     let settled = true;
     try {
-      const result = await judge.score(triplet);
-      this.#instruments.judgeDuration.observe({ judge: judge.kind }, (performance.now() - started) / 1000);
+      const result = await this.#timedScore(judge, triplet);
       if (!result.ok) {
         const reason = result.error.code;
         if (result.retriable && attempt < this.#maxAttempts) {
@@ -89,10 +87,8 @@ export class Scorer {
         return { status: 'failed', reason, error: result.error, attempts: attempt, ...(companion ? { companion } : {}) };
       }
       this.#budget?.recordTokens(result.usage.inputTokens + result.usage.outputTokens);
-      const record = scoreRecordOf(triplet, judge, result);
-      this.#record(record);
       this.#instruments.scored.inc({ judge: judge.kind });
-      this.#onRecord?.(record, triplet);
+      const record = this.#record(triplet, judge, result);
       const companion = await this.#scoreCompanion(triplet);
       return { status: 'scored', record, ...(companion ? { companion } : {}) };
     } catch (err) {
@@ -110,21 +106,22 @@ export class Scorer {
   async #scoreCompanion(triplet: SampledTriplet): Promise<ScoreRecord | undefined> {
     const judge = this.#companion;
     if (!judge) return undefined;
-    const started = performance.now();
-    const result = await judge.score(triplet).catch((err: unknown) => ({ ok: false as const, error: err }));
-    this.#instruments.judgeDuration.observe({ judge: judge.kind }, (performance.now() - started) / 1000);
-    if (!result.ok) {
-      this.#instruments.companion.inc({ judge: judge.kind, outcome: 'failed' });
-      return undefined;
-    }
-    const record = scoreRecordOf(triplet, judge, result);
-    this.#record(record);
-    this.#instruments.companion.inc({ judge: judge.kind, outcome: 'scored' });
-    this.#onRecord?.(record, triplet);
-    return record;
+    const result = await this.#timedScore(judge, triplet).catch((err: unknown) => ({ ok: false as const, error: err }));
+    this.#instruments.companion.inc({ judge: judge.kind, outcome: result.ok ? 'scored' : 'failed' });
+    return result.ok ? this.#record(triplet, judge, result) : undefined;
   }
 
-  #record(record: ScoreRecord): void {
+  /** `judge.score`, timed into `ragwatch_judge_duration_seconds{judge}`. */
+  async #timedScore(judge: Judge, triplet: SampledTriplet): Promise<JudgeResult> {
+    const started = performance.now();
+    const result = await judge.score(triplet);
+    this.#instruments.judgeDuration.observe({ judge: judge.kind }, (performance.now() - started) / 1000);
+    return result;
+  }
+
+  /** Builds the ScoreRecord, records its scores and skips, and hands it to the sink. */
+  #record(triplet: SampledTriplet, judge: Judge, result: JudgeScores): ScoreRecord {
+    const record = scoreRecordOf(triplet, judge, result);
     // The score histogram bounds the service label itself (metrics.services / maxServices).
     for (const [metric, value] of Object.entries(record.scores) as Array<[MetricName, number]>) {
       this.#instruments.score.observe({ metric, judge: record.judge.kind, service: record.service }, value, record.weight, { trace_id: record.traceId });
@@ -132,5 +129,7 @@ export class Scorer {
     for (const [metric, reason] of Object.entries(record.skipped) as Array<[MetricName, string]>) {
       this.#instruments.skipped.inc({ metric, reason });
     }
+    this.#onRecord?.(record, triplet);
+    return record;
   }
 }

@@ -94,10 +94,14 @@ export class EmbeddedJudge implements Judge {
   /** Embeds texts (bounded model calls), reusing cached vectors (retrieved chunks repeat across triplets). */
   async #embed(texts: readonly string[]): Promise<number[][]> {
     const keys = texts.map((t) => contentHash(t));
-    const missing = [...new Set(texts.filter((_, i) => this.#vectors.get(keys[i]!) === undefined))];
-    if (missing.length > 0) {
-      const fresh = await this.#model!.embed(missing);
-      missing.forEach((t, i) => this.#vectors.set(contentHash(t), fresh[i]!));
+    // Text → key of the texts not cached yet (a Map also removes repeats).
+    const missing = new Map<string, string>();
+    texts.forEach((t, i) => {
+      if (this.#vectors.get(keys[i]!) === undefined) missing.set(t, keys[i]!);
+    });
+    if (missing.size > 0) {
+      const fresh = await this.#model!.embed([...missing.keys()]);
+      [...missing.values()].forEach((key, i) => this.#vectors.set(key, fresh[i]!));
     }
     // Vectors of this call are looked up again; a tiny cache may have evicted some, so re-embed those.
     const out: number[][] = [];
