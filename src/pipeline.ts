@@ -73,6 +73,7 @@ export function createJudge(config: RagwatchConfig, options: { instruments?: Ins
     ...(j.baseUrl !== undefined ? { baseUrl: j.baseUrl } : {}),
     ...(j.apiKey !== undefined ? { apiKey: j.apiKey } : {}),
     similarityThreshold: j.embedded.similarityThreshold,
+    embeddingThreads: j.embedded.threads,
     ...(options.instruments ? { instruments: options.instruments } : {}),
   });
 }
@@ -83,7 +84,7 @@ export function createCompanionJudge(config: RagwatchConfig): Judge | undefined 
 }
 
 function embeddedJudge(config: RagwatchConfig): EmbeddedJudge {
-  return new EmbeddedJudge({ similarityThreshold: config.judge.embedded.similarityThreshold });
+  return new EmbeddedJudge({ similarityThreshold: config.judge.embedded.similarityThreshold, threads: config.judge.embedded.threads });
 }
 
 export class Pipeline {

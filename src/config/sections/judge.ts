@@ -82,6 +82,12 @@ export const judgeSection = z
          * memory and ~20–170 ms CPU per triplet. Ignored with `kind: embedded`. Default false.
          */
         alongside: z.boolean().default(false),
+        /**
+         * Worker threads running the bundled embedding model (both judges); each loads its own copy
+         * (≈ 90 MB RSS). A triplet's sentences are split across them, and inference never blocks the
+         * event loop. 0 runs the model on the main thread. Default 2.
+         */
+        threads: z.number().int().min(0).max(16).default(2),
       })
       .strict()
       .prefault({}),

@@ -10,10 +10,9 @@ import type { MetricName, SampledTriplet, ScoreDetails } from '../../triplet.ts'
 import { BoundedCache, contentHash } from '../cache.ts';
 import { selfDistinctness, cosine } from '../self-distinctness.ts';
 import { splitSentences } from '../sentences.ts';
-import type { Judge, JudgeResult } from '../types.ts';
-import type { SentenceEncoder } from './encoder.ts';
+import type { Judge, JudgeResult, SentenceEmbedder } from '../types.ts';
 import { groundingLexical } from './lexical.ts';
-import { loadEmbeddingModel } from './model.ts';
+import { DEFAULT_EMBEDDING_THREADS, loadEmbeddingModel } from './model.ts';
 import { meanMaxSimilarity } from './relevance.ts';
 
 /** Options of {@link EmbeddedJudge}; all optional. */
@@ -24,6 +23,8 @@ export interface EmbeddedJudgeOptions {
   maxSentences?: number;
   /** Sentence embeddings cached by text (LRU entries; retrieved chunks repeat). Default 10000. */
   embeddingCacheSize?: number;
+  /** Worker threads running the model (0: this thread, blocking it during inference). Default 2. */
+  threads?: number;
 }
 
 export class EmbeddedJudge implements Judge {
@@ -31,12 +32,14 @@ export class EmbeddedJudge implements Judge {
   readonly #threshold: number;
   readonly #maxSentences: number;
   readonly #vectors: BoundedCache<number[]>;
-  #model: SentenceEncoder | undefined;
+  readonly #threads: number;
+  #model: SentenceEmbedder | undefined;
 
   constructor(options: EmbeddedJudgeOptions = {}) {
     this.#threshold = options.similarityThreshold ?? 0.8;
     this.#maxSentences = options.maxSentences ?? 64;
     this.#vectors = new BoundedCache(options.embeddingCacheSize ?? 10_000);
+    this.#threads = options.threads ?? DEFAULT_EMBEDDING_THREADS;
   }
 
   get ready(): boolean {
@@ -46,7 +49,7 @@ export class EmbeddedJudge implements Judge {
   async init(): Promise<void> {
     if (this.#model) return;
     // Loading also warms the model (kernels compiled, WASM memory sized), so the first score is not slow.
-    this.#model = await loadEmbeddingModel();
+    this.#model = await loadEmbeddingModel(this.#threads);
   }
 
   async score(triplet: SampledTriplet): Promise<JudgeResult> {

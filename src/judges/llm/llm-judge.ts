@@ -10,7 +10,7 @@ import { withTracingSuppressed } from '../../suppress-tracing.ts';
 import type { MetricName, SampledTriplet, ScoreDetails, Usage } from '../../triplet.ts';
 import { aggregateVerdicts, type ClaimVerdicts, type SourceVerdicts, type SubQuestionVerdicts } from '../aggregate.ts';
 import { BoundedCache, contentHash } from '../cache.ts';
-import { loadEmbeddingModel } from '../embedded/model.ts';
+import { DEFAULT_EMBEDDING_THREADS, loadEmbeddingModel } from '../embedded/model.ts';
 import { scoreSelfDistinctness } from '../self-distinctness.ts';
 import { splitSentences } from '../sentences.ts';
 import type { Judge, JudgeFailure, JudgeResult, JudgeScores, SentenceEmbedder } from '../types.ts';
@@ -30,12 +30,12 @@ export interface LlmJudgeOptions extends LlmClientOptions {
   resultCacheSize?: number;
   /** Sentence embedder for self-distinctness. Default: the bundled USE-lite model. */
   embedder?: SentenceEmbedder;
+  /** Worker threads running the bundled model when no `embedder` is given (0: this thread). Default 2. */
+  embeddingThreads?: number;
 }
 
 type Cached = Omit<JudgeScores, 'usage'>;
 type StepOutcome<T> = { ok: true; value: T } | JudgeFailure;
-
-const bundledEmbedder: SentenceEmbedder = { embed: async (texts) => (await loadEmbeddingModel()).embed(texts) };
 
 export class LlmJudge implements Judge {
   readonly kind = 'llm' as const;
@@ -46,6 +46,8 @@ export class LlmJudge implements Judge {
   readonly #facts: BoundedCache<string[]>;
   readonly #results: BoundedCache<Cached>;
   readonly #embedder: SentenceEmbedder;
+  /** Worker threads of the bundled model; undefined when an `embedder` was given. */
+  readonly #bundledThreads: number | undefined;
   #ready = false;
   #closed = false;
   readonly #abort = new AbortController();
@@ -57,7 +59,9 @@ export class LlmJudge implements Judge {
     this.#maxSentences = options.maxSentences ?? 64;
     this.#facts = new BoundedCache(options.factCacheSize ?? 10_000);
     this.#results = new BoundedCache(options.resultCacheSize ?? 1000);
-    this.#embedder = options.embedder ?? bundledEmbedder;
+    const threads = options.embeddingThreads ?? DEFAULT_EMBEDDING_THREADS;
+    this.#bundledThreads = options.embedder ? undefined : threads;
+    this.#embedder = options.embedder ?? { embed: async (texts) => (await loadEmbeddingModel(threads)).embed(texts) };
   }
 
   get ready(): boolean {
@@ -71,7 +75,7 @@ export class LlmJudge implements Judge {
 
   async init(): Promise<void> {
     if (this.#ready) return;
-    if (this.#embedder === bundledEmbedder) await loadEmbeddingModel();
+    if (this.#bundledThreads !== undefined) await loadEmbeddingModel(this.#bundledThreads);
     this.#ready = true;
   }
 

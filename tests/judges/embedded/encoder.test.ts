@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { MODEL_MAX_TOKENS, packBatches, type PackagedModel, type SentenceEncoder } from '../../../src/judges/embedded/encoder.ts';
-import { loadEmbeddingModel } from '../../../src/judges/embedded/model.ts';
+import { loadLocalEncoder } from '../../../src/judges/embedded/local-model.ts';
 
 const require = createRequire(import.meta.url);
 const tf = require('@energetic-ai/core') as { backend(): { wasm: { HEAPU8: Uint8Array } } };
@@ -30,7 +30,7 @@ describe('packBatches', () => {
 describe('SentenceEncoder', () => {
   let encoder: SentenceEncoder;
   beforeAll(async () => {
-    encoder = await loadEmbeddingModel();
+    encoder = await loadLocalEncoder();
   }, 60_000);
 
   // First: the package's own embed below grows the (process-wide) WASM memory for good.
