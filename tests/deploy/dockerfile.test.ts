@@ -32,7 +32,7 @@ describe('Dockerfile', () => {
     const user = numericUser(runtime.user);
     expect(user?.uid).toBeGreaterThan(0);
     expect(runtime.expose.sort()).toEqual([4318, 9464]);
-    expect(runtime.entrypoint).toEqual(['node', 'bin/ragwatch.js']);
+    expect(runtime.entrypoint).toEqual(['node', '--max-semi-space-size=4', 'bin/ragwatch.js']);
     expect(runtime.cmd).toEqual(['start']);
     expect(runtime.steps).toContainEqual({ op: 'ENV', vars: { NODE_ENV: 'production', RAGWATCH_HOST: '0.0.0.0' } });
   });

@@ -32,9 +32,9 @@ export interface RagwatchProcess {
   exited: Promise<number | string>;
 }
 
-/** Spawns `node bin/ragwatch.js ...args` with the same Node binary as the test runner. */
+/** Spawns `node --max-semi-space-size=4 bin/ragwatch.js ...args` (as `npm start` and the image do) with the same Node binary as the test runner. */
 export function spawnRagwatch(args: string[], env: Record<string, string> = {}): RagwatchProcess {
-  const child = spawn(process.execPath, [BIN, ...args], {
+  const child = spawn(process.execPath, ['--max-semi-space-size=4', BIN, ...args], {
     cwd: ROOT,
     env: { ...process.env, RAGWATCH_LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

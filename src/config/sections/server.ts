@@ -19,6 +19,12 @@ export const serverSection = z
     requestTimeoutMs: z.number().int().positive().default(10_000),
     /** Concurrent OTLP requests before answering 503 with Retry-After. Default 64. */
     maxConcurrentRequests: z.number().int().positive().default(64),
+    /**
+     * Bytes of OTLP request bodies held at once (as received plus the decompressed copy); a body
+     * that does not fit gets 503 with Retry-After. Raised to 2 × `maxBodyBytes` when below it.
+     * Default 64 MiB.
+     */
+    maxInflightBytes: z.number().int().positive().default(64 * 1024 * 1024),
     /** Optional limit on OTLP requests per second (all clients together); over it → 429 with Retry-After. Default: none. */
     rateLimitRequestsPerSecond: z.number().positive().optional(),
     /** Optional limit on spans + log records per second; a batch over it → 429 with Retry-After. Default: none. */
