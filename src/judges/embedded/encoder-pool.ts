@@ -3,12 +3,15 @@
  * (one model call holds a core for 5–40 ms) and one triplet's sentences are embedded on several
  * cores at once. Each worker loads its own copy of the model. A worker that dies is replaced on
  * the next call; its pending calls fail (the judge reports the triplet failed, nothing is scored).
+ * This module does not load the model's library: with workers, the main thread never does.
  * @module
  */
 import { Worker } from 'node:worker_threads';
 import { RagwatchError } from '../../errors.ts';
 import type { SentenceEmbedder } from '../types.ts';
-import { EMBEDDING_DIMENSIONS } from './encoder.ts';
+
+/** Length of an embedding. */
+export const EMBEDDING_DIMENSIONS = 512;
 
 /** Message to a worker: texts to embed. */
 export interface WorkerRequest { id: number; texts: string[] }

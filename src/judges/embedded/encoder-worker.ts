@@ -6,8 +6,7 @@
  */
 import { parentPort } from 'node:worker_threads';
 import { errorMessage } from '../../errors.ts';
-import { EMBEDDING_DIMENSIONS } from './encoder.ts';
-import type { WorkerReply, WorkerRequest } from './encoder-pool.ts';
+import { EMBEDDING_DIMENSIONS, type WorkerReply, type WorkerRequest } from './encoder-pool.ts';
 import { loadLocalEncoder } from './local-model.ts';
 
 const port = parentPort;

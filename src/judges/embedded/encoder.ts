@@ -11,6 +11,7 @@
  * @module
  */
 import { createRequire } from 'node:module';
+import { EMBEDDING_DIMENSIONS } from './encoder-pool.ts';
 
 /** Tokens of a text the model reads: USE-lite keeps the first 128 (its SparseToDense is [n, 128]). */
 export const MODEL_MAX_TOKENS = 128;
@@ -19,8 +20,6 @@ const MAX_TOKENIZED_CHARS = MODEL_MAX_TOKENS * 16;
 
 /** Default bound of one model call, padded tokens (count × longest text). */
 export const DEFAULT_MAX_BATCH_TOKENS = 256;
-/** Length of an embedding. */
-export const EMBEDDING_DIMENSIONS = 512;
 
 interface Tensor { dispose(): void }
 interface OutputTensor extends Tensor { array(): Promise<number[][]> }
