@@ -3,10 +3,11 @@
  * payloads in the same batch size (500, acks=all, gzip, sequentially awaited). Rounds alternate
  * and the medians are compared. Needs `kcat` (Debian package).
  *
- * - kafka_produce_ratio_vs_raw: the collector's transport path — sampled triplets →
+ * - kafka_produce_ratio_vs_raw (the performance issue's figure, target ≥ 0.8): the whole collector
+ *   end to end — spans → capture (assembly, mapping, redaction) → sampling → producer →
+ *   acknowledged; capture runs concurrently with sending.
+ * - kafka_transport_ratio_vs_raw: the collector's transport path alone — sampled triplets →
  *   `KafkaTripletProducer.send` (serialize, size check, bounded buffer) → batches → acknowledged.
- * - collector_e2e_ratio_vs_raw: the whole collector — spans → capture (assembly, mapping,
- *   redaction) → sampling → producer → acknowledged; capture runs concurrently with sending.
  * Absolute triplets/s go to stderr.
  */
 import { randomBytes } from 'node:crypto';
@@ -136,8 +137,8 @@ try {
   const ratio = median(transport) / base;
   const e2eRatio = median(e2e) / base;
   process.stderr.write(`kafka-produce: raw ${base.toFixed(0)}/s, transport path ${median(transport).toFixed(0)}/s, collector end-to-end ${median(e2e).toFixed(0)}/s (${N} triplets, ${ROUNDS} rounds)\n`);
-  emit({ bench: 'kafka', figure: 'kafka_produce_ratio_vs_raw', value: ratio, unit: 'ratio', baseline: 1, ratio });
-  emit({ bench: 'kafka', figure: 'collector_e2e_ratio_vs_raw', value: e2eRatio, unit: 'ratio', baseline: 1, ratio: e2eRatio });
+  emit({ bench: 'kafka', figure: 'kafka_produce_ratio_vs_raw', value: e2eRatio, unit: 'ratio', baseline: 1, ratio: e2eRatio });
+  emit({ bench: 'kafka', figure: 'kafka_transport_ratio_vs_raw', value: ratio, unit: 'ratio', baseline: 1, ratio });
 } finally {
   await mock.stop();
 }
