@@ -31,7 +31,7 @@ class Slot {
   #deathCause: RagwatchError | undefined;
 
   constructor(script: URL, onDeath: (slot: Slot) => void) {
-    this.worker = new Worker(script);
+    this.worker = new Worker(script, { execArgv: workerExecArgv(process.execArgv) });
     this.ready = new Promise((resolve, reject) => {
       let loaded = false;
       const fail = (message: string) => {
@@ -91,6 +91,26 @@ class Slot {
     this.#die(new RagwatchError('RAGWATCH_SHUTDOWN', 'embedding workers are shut down'));
     return this.worker.terminate().then(() => undefined);
   }
+}
+
+/** Options that name this process's main code, which a worker (running its own script) must not get. */
+const MAIN_CODE_OPTIONS = new Set(['-e', '--eval', '-p', '--print', '--input-type']);
+
+/**
+ * The parent's Node options a worker inherits, without those about the main code (`-e script`,
+ * `--input-type=module`): Node refuses them in a worker, so a process started with
+ * `node --input-type=module -e …` could not start any.
+ */
+export function workerExecArgv(execArgv: readonly string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < execArgv.length; i++) {
+    const arg = execArgv[i]!;
+    const name = arg.split('=', 1)[0]!;
+    if (!MAIN_CODE_OPTIONS.has(name)) out.push(arg);
+    // The value of the two-word form (`-e <script>`, `--input-type module`) goes too.
+    else if (!arg.includes('=')) i++;
+  }
+  return out;
 }
 
 /**
