@@ -31,7 +31,7 @@ class Slot {
   #deathCause: RagwatchError | undefined;
 
   constructor(script: URL, onDeath: (slot: Slot) => void) {
-    this.worker = new Worker(script, { execArgv: workerExecArgv(process.execArgv) });
+    this.worker = startWorker(script);
     this.ready = new Promise((resolve, reject) => {
       let loaded = false;
       const fail = (message: string) => {
@@ -111,6 +111,22 @@ export function workerExecArgv(execArgv: readonly string[]): string[] {
     else if (!arg.includes('=')) i++;
   }
   return out;
+}
+
+/**
+ * A worker on `script` with the parent's Node options, as inherited by default — unless the parent
+ * has main-code options: then the rest are passed explicitly, and if Node refuses some of those (it
+ * validates an explicit list, and refuses V8 flags there, which apply to every thread anyway), none.
+ */
+function startWorker(script: URL): Worker {
+  const own = workerExecArgv(process.execArgv);
+  if (own.length === process.execArgv.length) return new Worker(script);
+  try {
+    return new Worker(script, { execArgv: own });
+  } catch (err) {
+    if ((err as { code?: unknown }).code !== 'ERR_WORKER_INVALID_EXEC_ARGV') throw err;
+    return new Worker(script, { execArgv: [] });
+  }
 }
 
 /**

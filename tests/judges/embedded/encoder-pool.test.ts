@@ -1,3 +1,7 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RagwatchError } from '../../../src/errors.ts';
 import { EncoderPool, balanceByLength, workerExecArgv } from '../../../src/judges/embedded/encoder-pool.ts';
@@ -27,6 +31,31 @@ describe('workerExecArgv', () => {
   it('keeps the Node options but drops those about the main code, in both spellings', () => {
     expect(workerExecArgv(['--max-semi-space-size=4', '--input-type=module', '-e', 'await main()', '--conditions', 'dev'])).toEqual(['--max-semi-space-size=4', '--conditions', 'dev']);
     expect(workerExecArgv(['--input-type', 'module', '--eval=1', '-p', 'x', '--print', 'y', '--enable-source-maps'])).toEqual(['--enable-source-maps']);
+  });
+});
+
+describe('workers in processes started with any options', () => {
+  const POOL = new URL('../../../src/judges/embedded/encoder-pool.ts', import.meta.url).href;
+  const script = `const { EncoderPool } = await import(${JSON.stringify(POOL)});
+const pool = new EncoderPool({ threads: 1, workerUrl: new URL(${JSON.stringify(FAKE.href)}) });
+const [v] = await pool.embed(['abc']);
+console.log(v[0]);
+await pool.shutdown();`;
+  // As `npm start` and the image run (a V8 flag), and as the test harnesses start roles (`-e`, both).
+  it.each([
+    [['--max-semi-space-size=4']],
+    [['--input-type=module', '-e']],
+    [['--max-semi-space-size=4', '--input-type=module', '-e']],
+  ])('node %j', async (options) => {
+    let file: string | undefined;
+    if (!options.includes('-e')) {
+      file = join(mkdtempSync(join(tmpdir(), 'ragwatch-pool-')), 'main.mjs');
+      writeFileSync(file, script);
+    }
+    const child = spawnSync(process.execPath, [...options, file ?? script], { encoding: 'utf8', timeout: 30_000 });
+    if (file) rmSync(dirname(file), { recursive: true, force: true });
+    expect(child.stderr).toBe('');
+    expect(child.stdout.trim()).toBe('3');
   });
 });
 
