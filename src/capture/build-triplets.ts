@@ -7,6 +7,7 @@
 import { hash } from 'node:crypto';
 import { lastOfRole, str } from './attributes.ts';
 import { latencyOf } from './latency.ts';
+import { MAX_DATE_MS } from './otlp/any-value.ts';
 import type { PromptSources } from './mappers/custom.ts';
 import { textFromValue } from './mappers/openinference.ts';
 import type { CapturedLog, CapturedSpan, ConventionMapper, GenerationFields, GenerationOutcome, MissingField, OutcomeExplanation, RetrievalFields, SpanRole } from './types.ts';
@@ -59,11 +60,12 @@ const pad2 = (n: number) => (n < 10 ? `0${n}` : `${n}`);
 /**
  * `new Date(ms).toISOString()`, without a Date per call: the `YYYY-MM-DDT` prefix is formatted by
  * Date once per day, the time of day by hand (a Date per triplet was ~40 % of buildTriplets).
+ * Never throws: a time outside a Date's range (or NaN) is clamped to the nearest end (NaN: 0).
  */
 export function isoTimestamp(ms: number): string {
   // Date truncates fractional milliseconds toward zero.
   const t = Math.trunc(ms);
-  if (!(t >= 0 && t < ISO_FAST_END_MS)) return new Date(ms).toISOString();
+  if (!(t >= 0 && t < ISO_FAST_END_MS)) return new Date(Number.isNaN(t) ? 0 : Math.max(-MAX_DATE_MS, Math.min(MAX_DATE_MS, t))).toISOString();
   const day = Math.floor(t / DAY_MS);
   if (day !== isoDay) {
     isoDayPrefix = new Date(day * DAY_MS).toISOString().slice(0, 11);

@@ -3,7 +3,7 @@
  * nested generations reported once, the stable id, and truncation.
  */
 import { describe, expect, it } from 'vitest';
-import { buildTriplets, tripletId } from '../../src/capture/build-triplets.ts';
+import { buildTriplets, isoTimestamp, tripletId } from '../../src/capture/build-triplets.ts';
 import { DEFAULT_MAPPERS } from '../../src/capture/mappers/index.ts';
 import type { Attributes, CapturedSpan } from '../../src/capture/types.ts';
 
@@ -17,6 +17,20 @@ const retriever = (doc: string, startMs: number, endMs: number, extra: Partial<C
 const llm = (answer: string, startMs: number, endMs: number, extra: Partial<CapturedSpan> = {}) =>
   span({ 'openinference.span.kind': 'LLM', 'llm.input_messages.0.message.role': 'user', 'llm.input_messages.0.message.content': 'q?', 'llm.output_messages.0.message.role': 'assistant', 'llm.output_messages.0.message.content': answer }, startMs, endMs, extra);
 const build = (spans: CapturedSpan[], maxTextChars = 1000) => buildTriplets(spans, { mappers: DEFAULT_MAPPERS, defaultService: 'x', maxTextChars });
+
+describe('isoTimestamp', () => {
+  it('formats like Date, and never throws: times past a Date\'s range are clamped to its ends (found by the fault fuzzer)', () => {
+    for (const ms of [0, 1_795_337_112_094.7, 86_399_999, -1, 253_402_300_800_000]) expect(isoTimestamp(ms)).toBe(new Date(ms).toISOString());
+    expect(isoTimestamp(1e300)).toBe('+275760-09-13T00:00:00.000Z');
+    expect(isoTimestamp(-Infinity)).toBe('-271821-04-20T00:00:00.000Z');
+    expect(isoTimestamp(Number.NaN)).toBe('1970-01-01T00:00:00.000Z');
+  });
+
+  it('a generation whose end time no Date can hold still gives its triplet', () => {
+    const [o] = build([retriever('d', 0, 10), llm('a', 12, 1e300)]);
+    expect(o).toMatchObject({ kind: 'triplet', triplet: { response: 'a', timestamp: '+275760-09-13T00:00:00.000Z' } });
+  });
+});
 
 describe('buildTriplets', () => {
   it('each generation takes the latest retrieval that ended before it started', () => {

@@ -57,21 +57,28 @@ function isLong(v: unknown): v is LongLike {
   return isObj(v) && typeof v.low === 'number' && typeof v.high === 'number';
 }
 
+/** Largest epoch milliseconds a `Date` holds (±100,000,000 days). */
+export const MAX_DATE_MS = 8.64e15;
+
+/** `ms` when a `Date` can hold it, else undefined (an absurd timestamp is treated as missing). */
+const inDateRange = (ms: number): number | undefined => (ms >= -MAX_DATE_MS && ms <= MAX_DATE_MS ? ms : undefined);
+
 /**
  * Unix nanoseconds (decimal string, number, bigint or protobufjs Long) → epoch milliseconds,
  * truncated to whole microseconds so every encoding of the same instant gives the same number.
+ * Undefined past the range of a `Date`.
  */
 export function nanosToMs(v: unknown): number | undefined {
   if (typeof v === 'string') {
     const micros = wholeMicros(v);
-    if (micros !== undefined) return micros / 1000;
+    if (micros !== undefined) return inDateRange(micros / 1000);
   }
   let nanos: bigint;
   if (typeof v === 'bigint') nanos = v;
   else if (typeof v === 'number' && Number.isFinite(v)) nanos = BigInt(Math.trunc(v));
   else if (isLong(v)) nanos = (BigInt(v.high >>> 0) << 32n) | BigInt(v.low >>> 0);
   else return undefined;
-  return Number(nanos / 1000n) / 1000;
+  return inDateRange(Number(nanos / 1000n) / 1000);
 }
 
 /**

@@ -109,6 +109,13 @@ describe('OTLP/JSON details', () => {
     expect(a.kind).toBe(2);
   });
 
+  it('treats a timestamp no Date can hold as missing: start 0, end = start', () => {
+    const at = (startTimeUnixNano: unknown, endTimeUnixNano: unknown) => decodeTraces(json(traceWith([{ traceId: TRACE_ID, spanId: SPAN_ID, startTimeUnixNano, endTimeUnixNano }])), JSON_TYPE).spans[0]!;
+    expect(at('1700000000000000000', 1e300)).toMatchObject({ startMs: 1_700_000_000_000, endMs: 1_700_000_000_000 });
+    expect(at('9'.repeat(30), '1700000000000000000')).toMatchObject({ startMs: 0, endMs: 1_700_000_000_000 });
+    expect(at(-1e300, '8640000000000000000000')).toMatchObject({ startMs: 0, endMs: 8.64e15 });
+  });
+
   it('decodes structured (kvlist/array/bytes) attribute values and keeps "__proto__" as data', () => {
     const value = { kvlistValue: { values: [{ key: 'role', value: { stringValue: 'user' } }, { key: '__proto__', value: { arrayValue: { values: [{ boolValue: true }, { bytesValue: 'AQI=' }] } } }] } };
     const s = decodeTraces(json(traceWith([{ traceId: TRACE_ID, spanId: SPAN_ID, attributes: [{ key: 'msg', value }] }])), JSON_TYPE).spans[0]!;
