@@ -12,6 +12,8 @@ import type { SentenceEmbedder } from '../types.ts';
 
 /** Length of an embedding. */
 export const EMBEDDING_DIMENSIONS = 512;
+/** Default worker threads running the model: a triplet's sentences are split across them. */
+export const DEFAULT_EMBEDDING_THREADS = 2;
 
 /** Message to a worker: texts to embed. */
 export interface WorkerRequest { id: number; texts: string[] }
@@ -27,7 +29,7 @@ class Slot {
   readonly pending = new Map<number, Pending>();
   /** Characters of the texts queued on this worker: the pool gives new work to the least loaded. */
   queuedChars = 0;
-  dead = false;
+  /** Why the worker is gone (set once); pending and later calls fail with it. */
   #deathCause: RagwatchError | undefined;
 
   constructor(script: URL, onDeath: (slot: Slot) => void) {
@@ -61,8 +63,12 @@ class Slot {
     this.ready.catch(() => undefined);
   }
 
+  get dead(): boolean {
+    return this.#deathCause !== undefined;
+  }
+
   send(id: number, texts: string[], request: Pending): void {
-    if (this.dead) return request.reject(this.#deathCause ?? new RagwatchError('RAGWATCH_JUDGE_FAILED', 'embedding worker died'));
+    if (this.#deathCause) return request.reject(this.#deathCause);
     // Referenced while answers are due: a CLI awaiting only this worker must not exit early.
     if (this.pending.size === 0) this.worker.ref();
     this.pending.set(id, request);
@@ -77,8 +83,7 @@ class Slot {
   }
 
   #die(err: RagwatchError): void {
-    if (this.dead) return;
-    this.dead = true;
+    if (this.#deathCause) return;
     this.#deathCause = err;
     for (const [id, request] of this.pending) {
       this.#settled(id, request);
@@ -146,7 +151,7 @@ export function balanceByLength(texts: readonly string[], groups: number): numbe
 
 /** Options of {@link EncoderPool}; all optional. */
 export interface EncoderPoolOptions {
-  /** Worker threads, at least 1. Default 2. */
+  /** Worker threads, at least 1. Default {@link DEFAULT_EMBEDDING_THREADS}. */
   threads?: number;
   /** Worker script (tests). Default: `encoder-worker` beside this module. */
   workerUrl?: URL;
@@ -164,7 +169,7 @@ export class EncoderPool implements SentenceEmbedder {
   #closed = false;
 
   constructor(options: EncoderPoolOptions = {}) {
-    this.threads = Math.max(1, Math.floor(options.threads ?? 2));
+    this.threads = Math.max(1, Math.floor(options.threads ?? DEFAULT_EMBEDDING_THREADS));
     this.#script = options.workerUrl ?? WORKER_URL;
     this.#slots = Array.from({ length: this.threads }, () => undefined);
   }

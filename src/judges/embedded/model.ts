@@ -5,10 +5,9 @@
  * @module
  */
 import type { SentenceEmbedder } from '../types.ts';
-import { EncoderPool } from './encoder-pool.ts';
+import { DEFAULT_EMBEDDING_THREADS, EncoderPool } from './encoder-pool.ts';
 
-/** Default worker threads running the model: a triplet's sentences are split across them. */
-export const DEFAULT_EMBEDDING_THREADS = 2;
+export { DEFAULT_EMBEDDING_THREADS } from './encoder-pool.ts';
 
 const loaded = new Map<number, Promise<SentenceEmbedder>>();
 
