@@ -3,12 +3,13 @@
  * child processes (the CLI from the sources, on the test runner's Node) with a temporary config,
  * sends OTLP traffic, scrapes /metrics, and reads topics with a throwaway consumer group.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { Kafka, logLevel, type Consumer, type KafkaMessage } from 'kafkajs';
 import { openInferenceTrace } from '../helpers/otlp.ts';
 import { metricValue } from '../helpers/process.ts';
@@ -177,4 +178,14 @@ export async function readTopic(brokers: string[], topic: string): Promise<Topic
   };
   await start();
   return { messages, stop: () => (stopped ??= consumer.disconnect().catch(() => undefined)) };
+}
+
+/**
+ * Every message value now in `topic`, read once from the beginning to the end of each partition by
+ * `kcat -C -e` — no consumer group, so no join or rebalance can hide a partition. For topics whose
+ * messages are already acknowledged; values must be single-line (JSON).
+ */
+export async function readTopicOnce(brokers: string[], topic: string): Promise<string[]> {
+  const { stdout } = await promisify(execFile)('kcat', ['-b', brokers.join(','), '-C', '-t', topic, '-o', 'beginning', '-e', '-q', '-f', '%s\n'], { timeout: 15_000, maxBuffer: 64 * 1024 * 1024 });
+  return stdout.split('\n').filter((line) => line !== '');
 }
