@@ -9,25 +9,40 @@ import { digitsOf, ibanLength, ipv6Valid, luhnValid } from './validators.ts';
 
 const lower = (s: string) => s.toLowerCase();
 
-// The recognizers of one text ask in turn; counting once per distinct text keeps it one pass.
-let countedText: string | undefined;
-let countedDigits = 0;
-
 /**
- * True when `text` holds at least `n` ASCII digits. The digit-based recognizers' pre-check: most
- * RAG text has a few numbers (years, counts) and none of the 9+ digits a phone, card or SSN needs.
+ * What the recognizers' pre-checks need to know about one text. Every candidate of the phone, card
+ * and SSN patterns lies inside one run of `[0-9 ().+-]` and holds 9+ digits (13+ for a card), so a
+ * text whose runs are shorter holds none: most RAG text has numbers (years, counts, "topic 1:") but
+ * no run of 9 digits.
  */
-export function hasDigits(text: string, n: number): boolean {
-  if (text !== countedText) {
-    let count = 0;
-    for (let i = 0; i < text.length; i++) {
-      const c = text.charCodeAt(i);
-      if (c >= 48 && c <= 57) count++;
-    }
-    countedText = text;
-    countedDigits = count;
+export interface TextShape {
+  /** ASCII digits in the whole text. */
+  digits: number;
+  /** Most digits in one run of `[0-9 ().+-]`. */
+  numberRunDigits: number;
+}
+
+// The recognizers of one text ask in turn; scanning once per distinct text keeps it one pass.
+let shapedText: string | undefined;
+const shape: TextShape = { digits: 0, numberRunDigits: 0 };
+
+/** The {@link TextShape} of `text`: one pass, reused while the recognizers ask about the same text. */
+export function textShape(text: string): Readonly<TextShape> {
+  if (text === shapedText) return shape;
+  let digits = 0;
+  let run = 0;
+  let longest = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c >= 48 && c <= 57) {
+      digits++;
+      if (++run > longest) longest = run;
+    } else if (c > 57 || !(c === 32 || c === 40 || c === 41 || c === 43 || c === 45 || c === 46)) run = 0;
   }
-  return countedDigits >= n;
+  shapedText = text;
+  shape.digits = digits;
+  shape.numberRunDigits = longest;
+  return shape;
 }
 
 /** E-mail addresses (RFC 5321 length limits: 64-character local part, 63-character labels). */
@@ -48,7 +63,7 @@ export const phoneRecognizer: Recognizer = {
     /(?<![\w.+-])(?:\(\d{3}\) ?|\d{3}[-. ])\d{3}[-. ]\d{4}(?!\w|[-.]\d)/dg,
     /(?<![\w.+-])0[1-9]\d{0,3}(?:[ -]\d{2,4}){2,4}(?!\w|[-.]\d)/dg,
   ],
-  mayContain: (t) => hasDigits(t, 9),
+  mayContain: (t) => textShape(t).numberRunDigits >= 9,
   validate: (c) => {
     const n = digitsOf(c).length;
     return n >= 9 && n <= 15 ? c.length : 0;
@@ -83,7 +98,7 @@ export const paymentCardRecognizer: Recognizer = {
   name: 'payment_card',
   entity: 'PAYMENT_CARD',
   patterns: [/(?<![\d+-])[2-6](?:[ -]?\d){12,18}(?!\d)/dg],
-  mayContain: (t) => hasDigits(t, 13),
+  mayContain: (t) => textShape(t).numberRunDigits >= 13,
   validate: cardLength,
   normalize: digitsOf,
 };
@@ -93,7 +108,7 @@ export const ibanRecognizer: Recognizer = {
   name: 'iban',
   entity: 'IBAN',
   patterns: [/(?<![A-Za-z0-9])[A-Z]{2}\d{2}(?: ?[A-Za-z0-9]){11,30}/dg],
-  mayContain: (t) => hasDigits(t, 2) && /[A-Z]{2}\d{2}/.test(t),
+  mayContain: (t) => textShape(t).digits >= 2 && /[A-Z]{2}\d{2}/.test(t),
   validate: ibanLength,
   normalize: (s) => s.replace(/ /g, '').toUpperCase(),
 };
@@ -106,9 +121,12 @@ export const usSsnRecognizer: Recognizer = {
     /(?<![\d-])(?!000|666|9\d\d)\d{3}([- ])(?!00)\d{2}\1(?!0000)\d{4}(?![\d-])/dg,
     /\b(?:ssn|social security(?: number)?)\W{0,3}(?<value>\d{9})(?!\d)/dgi,
   ],
-  mayContain: (t) => hasDigits(t, 9),
+  mayContain: (t) => textShape(t).numberRunDigits >= 9,
   normalize: digitsOf,
 };
+
+const IPV6_HINT = /:[0-9A-Fa-f]{0,4}:/;
+const IPV4_HINT = /\d\.\d{1,3}\.\d{1,3}\.\d/;
 
 /** IPv4 and IPv6 addresses (IPv6 candidates are confirmed with `net.isIPv6`). */
 export const ipAddressRecognizer: Recognizer = {
@@ -120,7 +138,8 @@ export const ipAddressRecognizer: Recognizer = {
     /(?<![0-9A-Za-z:.])(?=[0-9A-Fa-f]{0,4}:)[0-9A-Fa-f:]{2,39}(?![0-9A-Za-z:]|\.\d)/dg,
     /(?<![\d.])(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(?!\d|\.\d)/dg,
   ],
-  mayContain: (t) => t.includes(':') || (t.includes('.') && hasDigits(t, 4)),
+  // An IPv6 candidate has two colons at most 4 hex digits apart; an IPv4 one, three dotted numbers.
+  mayContain: (t) => (t.includes(':') && IPV6_HINT.test(t)) || (t.includes('.') && textShape(t).digits >= 4 && IPV4_HINT.test(t)),
   validate: (c) => (c.includes('.') || ipv6Valid(c) ? c.length : 0),
   normalize: lower,
 };
