@@ -132,9 +132,9 @@ export class Pipeline {
       this.consumer = this.role === 'collector' ? undefined : this.#memory;
     } else {
       const section = config.transport.kafka;
-      const kafka = createKafka(section, logger);
-      if (this.role !== 'scorer') this.producer = new KafkaTripletProducer({ kafka, section, instruments: this.instruments, logger });
+      if (this.role !== 'scorer') this.producer = new KafkaTripletProducer({ section, instruments: this.instruments, logger });
       if (this.role !== 'collector') {
+        const kafka = createKafka(section, logger);
         // Scores and DLQ entries are sent directly (acknowledged before the offset commit), never buffered.
         this.#kafkaOut = new BufferedKafkaProducer({ kafka, topic: section.topics.scores, compression: section.producer.compression, requestTimeoutMs: section.producer.requestTimeoutMs, logger });
         this.consumer = new KafkaTripletConsumer({ kafka, section, instruments: this.instruments, producer: this.#kafkaOut, concurrency: config.judge.concurrency, logger });

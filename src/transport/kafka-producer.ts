@@ -1,107 +1,252 @@
 /**
  * Kafka producer side of the transport (collector role and the in-host span processor):
  * sampled triplets → JSON → `ragwatch.triplets.v1` (key = traceId, headers `schema-version`,
- * `content-type`). `send` never blocks or throws; drops are counted and settle `in_flight`.
+ * `content-type`). kafkajs runs on its own worker thread (`kafka-producer-worker`): encoding a
+ * batch costs ~15 µs of CPU per message, which would otherwise be spent on the capturing thread —
+ * the host's event loop in library mode. `send` never blocks or throws; it serializes, checks the
+ * size and the buffer bound, and hands messages over once per event-loop turn. Drops are counted
+ * and settle `in_flight`.
  * @module
  */
-import type { Kafka } from 'kafkajs';
-import { BufferedKafkaProducer } from './kafka-buffered-producer.ts';
+import type { Worker } from 'node:worker_threads';
 import type { KafkaSection } from './kafka-client.ts';
+import type { ProducerThreadData, ProducerThreadReply, ProducerThreadRequest } from './kafka-producer-worker.ts';
 import type { TripletProducer } from './types.ts';
-import type { Logger } from '../log.ts';
+import { RagwatchError } from '../errors.ts';
+import { silentLogger, type Logger } from '../log.ts';
 import type { Instruments } from '../metrics/instruments.ts';
-import { SCHEMA_VERSION, type SampledTriplet } from '../triplet.ts';
+import { siblingScript, startWorker } from '../threads.ts';
+import type { SampledTriplet } from '../triplet.ts';
 
 /** Options of {@link KafkaTripletProducer}. */
 export interface KafkaTripletProducerOptions {
-  kafka: Kafka;
   section: KafkaSection;
   instruments: Instruments;
+  /** Receives kafkajs' and the send loop's logs (warn and above). Default: silent. */
   logger?: Logger;
 }
 
 /** Stage label of producer drops in `ragwatch_dropped_total`. */
 const STAGE = 'transport';
+/** Shortest time between two starts of the producer thread after it failed, milliseconds. */
+const RESTART_INTERVAL_MS = 1_000;
+/** Extra wait for the thread's own shutdown deadline before it is terminated, milliseconds. */
+const SHUTDOWN_SLACK_MS = 1_000;
+const WORKER_URL = siblingScript(import.meta.url, 'kafka-producer-worker');
 
-/** Sends sampled triplets to the triplets topic through a bounded buffer. */
+interface Request { resolve(): void; reject(err: Error): void }
+
+/** Sends sampled triplets to the triplets topic through a bounded buffer, from a worker thread. */
 export class KafkaTripletProducer implements TripletProducer {
-  readonly #buffered: BufferedKafkaProducer;
+  readonly #section: KafkaSection;
   readonly #instruments: Instruments;
+  readonly #logger: Logger;
   readonly #topic: string;
   readonly #maxBytes: number;
+  readonly #maxBuffer: number;
+  readonly #batchMax: number;
+  #worker: Worker | undefined;
+  #startedAtMs = Number.NEGATIVE_INFINITY;
+  /** Serialized triplets not yet handed to the thread. */
+  #keys: string[] = [];
+  #values: string[] = [];
+  /** Handed to the thread and not yet delivered or dropped. */
+  #handedOver = 0;
+  #handOverScheduled = false;
+  #retryTimer: NodeJS.Timeout | undefined;
+  readonly #requests = new Map<number, Request>();
+  #nextId = 1;
+  #closed = false;
+  #shutdown: Promise<void> | undefined;
 
   constructor(options: KafkaTripletProducerOptions) {
     const { section, instruments } = options;
-    const p = section.producer;
+    this.#section = section;
     this.#instruments = instruments;
+    this.#logger = options.logger ?? silentLogger;
     this.#topic = section.topics.triplets;
-    this.#maxBytes = p.maxMessageBytes;
-    const topic = this.#topic;
-    instruments.queueCapacity.set({ stage: 'kafka_producer' }, p.maxBufferMessages);
-    this.#buffered = new BufferedKafkaProducer({
-      kafka: options.kafka,
-      topic,
-      maxBufferMessages: p.maxBufferMessages,
-      batchMaxMessages: p.batchMaxMessages,
-      lingerMs: p.lingerMs,
-      compression: p.compression,
-      requestTimeoutMs: p.requestTimeoutMs,
-      maxRetryBackoffMs: p.maxRetryBackoffMs,
-      ...(options.logger ? { logger: options.logger } : {}),
-      onDelivered: (n) => {
-        instruments.produced.inc(n);
-        instruments.inFlight.dec(n);
-      },
-      onDropped: (n, reason) => this.#drop(n, reason),
-      onSendError: () => instruments.kafkaProduceErrors.inc({ topic }),
-      onDepth: (d) => {
-        instruments.kafkaProducerBuffer.set({ topic }, d);
-        instruments.queueSize.set({ stage: 'kafka_producer' }, d);
-      },
-    });
+    this.#maxBytes = section.producer.maxMessageBytes;
+    this.#maxBuffer = section.producer.maxBufferMessages;
+    this.#batchMax = section.producer.batchMaxMessages;
+    instruments.queueCapacity.set({ stage: 'kafka_producer' }, this.#maxBuffer);
   }
 
-  /** Messages waiting for acknowledgement. */
+  /** Messages waiting for acknowledgement (on either thread). */
   get depth(): number {
-    return this.#buffered.depth;
+    return this.#keys.length + this.#handedOver;
   }
 
-  /** Connects eagerly; failures are not fatal (sending retries). */
+  /** The thread running kafkajs, once started (diagnostics; tests terminate it to simulate a crash). */
+  get thread(): Worker | undefined {
+    return this.#worker;
+  }
+
+  /** Starts the thread and connects eagerly. Rejects when the cluster is unreachable (sending retries anyway). */
   connect(): Promise<void> {
-    return this.#buffered.connect();
+    return this.#request({ type: 'connect', id: 0 });
   }
 
   send(triplet: SampledTriplet): boolean {
+    if (this.#closed) return this.#drop(1, 'shutdown');
     let value: string;
     try {
       value = JSON.stringify(triplet);
     } catch {
-      this.#drop(1, 'unserializable');
-      return false;
+      return this.#drop(1, 'unserializable');
     }
     // UTF-8 is at most 3 bytes per UTF-16 unit: only measure when the cheap bound is exceeded.
-    if (value.length * 3 > this.#maxBytes && Buffer.byteLength(value) > this.#maxBytes) {
-      this.#drop(1, 'too_large');
-      return false;
+    if (value.length * 3 > this.#maxBytes && Buffer.byteLength(value) > this.#maxBytes) return this.#drop(1, 'too_large');
+    if (this.depth >= this.#maxBuffer) return this.#drop(1, 'buffer_full');
+    this.#keys.push(triplet.traceId);
+    this.#values.push(value);
+    if (this.#keys.length >= this.#batchMax) this.#handOver();
+    else if (!this.#handOverScheduled) {
+      this.#handOverScheduled = true;
+      setImmediate(() => this.#handOver());
     }
-    return this.#buffered.enqueue({
-      key: triplet.traceId,
-      value,
-      headers: { 'schema-version': SCHEMA_VERSION, 'content-type': 'application/json' },
+    return true;
+  }
+
+  /** Resolves when everything sent so far is acknowledged or dropped. */
+  forceFlush(): Promise<void> {
+    if (this.depth === 0) return Promise.resolve();
+    return this.#request({ type: 'flush', id: 0 }).catch(() => undefined);
+  }
+
+  /** Flushes for up to `deadlineMs` (default 5000), drops and counts the rest, stops the thread. Idempotent. */
+  shutdown(deadlineMs = 5_000): Promise<void> {
+    this.#shutdown ??= (async () => {
+      this.#closed = true;
+      if (this.#worker !== undefined) {
+        let timer: NodeJS.Timeout | undefined;
+        const late = new Promise<void>((resolve) => (timer = setTimeout(resolve, deadlineMs + SHUTDOWN_SLACK_MS)));
+        await Promise.race([this.#request({ type: 'shutdown', id: 0, deadlineMs }).catch(() => undefined), late]);
+        clearTimeout(timer);
+      }
+      clearTimeout(this.#retryTimer);
+      const worker = this.#worker;
+      this.#worker = undefined;
+      await worker?.terminate();
+      this.#fail('shutdown', new RagwatchError('RAGWATCH_SHUTDOWN', 'the Kafka producer is shut down'));
+    })();
+    return this.#shutdown;
+  }
+
+  /** Hands the buffered messages to the thread (starting it if needed). */
+  #handOver(): void {
+    this.#handOverScheduled = false;
+    if (this.#keys.length === 0) return;
+    const worker = this.#thread();
+    if (!worker) return;
+    const request: ProducerThreadRequest = { type: 'messages', keys: this.#keys, values: this.#values };
+    this.#handedOver += this.#keys.length;
+    this.#keys = [];
+    this.#values = [];
+    worker.postMessage(request);
+    this.#publishDepth();
+  }
+
+  #publishDepth(): void {
+    this.#instruments.kafkaProducerBuffer.set({ topic: this.#topic }, this.depth);
+    this.#instruments.queueSize.set({ stage: 'kafka_producer' }, this.depth);
+  }
+
+  async #request(request: Extract<ProducerThreadRequest, { id: number }>): Promise<void> {
+    let worker = this.#thread();
+    // Right after a crash the thread restarts after a pause: wait for it rather than answer early.
+    while (worker === undefined) {
+      await new Promise((resolve) => setTimeout(resolve, this.#restartInMs()));
+      worker = this.#thread();
+    }
+    this.#handOver();
+    const id = this.#nextId++;
+    // Referenced while an answer is due: a CLI awaiting only this flush must not exit early.
+    if (this.#requests.size === 0) worker.ref();
+    return new Promise<void>((resolve, reject) => {
+      this.#requests.set(id, { resolve, reject });
+      worker.postMessage({ ...request, id });
     });
   }
 
-  forceFlush(): Promise<void> {
-    return this.#buffered.forceFlush();
+  #restartInMs(): number {
+    return Math.max(0, this.#startedAtMs + RESTART_INTERVAL_MS - performance.now());
   }
 
-  /** Flushes for up to `deadlineMs` (default 5000), drops and counts the rest. Idempotent. */
-  shutdown(deadlineMs?: number): Promise<void> {
-    return this.#buffered.shutdown(deadlineMs);
+  /** The running thread; starts one unless it failed less than {@link RESTART_INTERVAL_MS} ago. */
+  #thread(): Worker | undefined {
+    if (this.#worker) return this.#worker;
+    const waitMs = this.#restartInMs();
+    if (waitMs > 0) {
+      this.#retryTimer ??= setTimeout(() => {
+        this.#retryTimer = undefined;
+        this.#handOver();
+      }, waitMs).unref();
+      return undefined;
+    }
+    this.#startedAtMs = performance.now();
+    const worker = startWorker(WORKER_URL, { workerData: { section: this.#section } satisfies ProducerThreadData });
+    worker.unref();
+    worker.on('message', (reply: ProducerThreadReply) => this.#onReply(reply));
+    worker.on('error', (err) => this.#logger.error({ err: err.message }, 'kafka producer thread failed'));
+    worker.on('exit', (code) => {
+      if (this.#worker !== worker) return;
+      this.#worker = undefined;
+      this.#logger.error({ code, lost: this.#handedOver }, 'kafka producer thread exited; restarting it');
+      this.#fail('producer_thread_exit', new RagwatchError('RAGWATCH_TRANSPORT_FAILED', `the Kafka producer thread exited with code ${code}`));
+      if (this.#keys.length > 0) this.#handOver();
+    });
+    this.#worker = worker;
+    return worker;
   }
 
-  #drop(count: number, reason: string): void {
+  #onReply(reply: ProducerThreadReply): void {
+    switch (reply.type) {
+      case 'report': {
+        const instruments = this.#instruments;
+        if (reply.delivered > 0) {
+          this.#handedOver -= reply.delivered;
+          instruments.produced.inc(reply.delivered);
+          instruments.inFlight.dec(reply.delivered);
+        }
+        for (const [reason, n] of Object.entries(reply.dropped)) {
+          this.#handedOver -= n;
+          this.#drop(n, reason);
+        }
+        if (reply.sendErrors > 0) instruments.kafkaProduceErrors.inc({ topic: this.#topic }, reply.sendErrors);
+        this.#publishDepth();
+        return;
+      }
+      case 'done': {
+        const request = this.#requests.get(reply.id);
+        if (!request) return;
+        this.#requests.delete(reply.id);
+        if (this.#requests.size === 0) this.#worker?.unref();
+        if (reply.error === undefined) request.resolve();
+        else request.reject(new RagwatchError('RAGWATCH_TRANSPORT_FAILED', reply.error));
+        return;
+      }
+      case 'log':
+        this.#logger[reply.level](reply.fields, reply.message);
+    }
+  }
+
+  /** The thread is gone: what it held is dropped with `reason`, and every pending request ends. */
+  #fail(reason: string, err: Error): void {
+    const lost = this.#handedOver + (this.#closed ? this.#keys.length : 0);
+    this.#handedOver = 0;
+    if (this.#closed) {
+      this.#keys = [];
+      this.#values = [];
+    }
+    if (lost > 0) this.#drop(lost, reason);
+    for (const request of this.#requests.values()) request.reject(err);
+    this.#requests.clear();
+    this.#publishDepth();
+  }
+
+  #drop(count: number, reason: string): false {
     this.#instruments.dropped.inc({ stage: STAGE, reason }, count);
     this.#instruments.inFlight.dec(count);
+    return false;
   }
 }

@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Kafka, logLevel, type IHeaders, type KafkaMessage } from 'kafkajs';
+import { pino } from 'pino';
 import { defaultConfig } from '../../src/config/load.ts';
 import { createInstruments, type Instruments } from '../../src/metrics/instruments.ts';
 import { BufferedKafkaProducer } from '../../src/transport/kafka-buffered-producer.ts';
@@ -83,7 +84,7 @@ describe.skipIf(!enabled)('kafka transport on the librdkafka mock cluster', () =
   it('produces batched triplets with key, schema-version header and counts them as produced', async () => {
     const instruments = createInstruments({ processMetrics: false });
     const section = sectionFor(mock.brokers, `p-${randomUUID().slice(0, 8)}`);
-    const producer = new KafkaTripletProducer({ kafka: createKafka(section), section, instruments });
+    const producer = new KafkaTripletProducer({ section, instruments });
     cleanups.push(() => producer.shutdown(1000));
     const sent = Array.from({ length: 120 }, (_, i) => triplet(i));
     for (const t of sent) {
@@ -106,7 +107,7 @@ describe.skipIf(!enabled)('kafka transport on the librdkafka mock cluster', () =
     const instruments = createInstruments({ processMetrics: false });
     const base = sectionFor(['127.0.0.1:1'], `down-${randomUUID().slice(0, 8)}`);
     const section = { ...base, connectionTimeoutMs: 200, producer: { ...base.producer, maxBufferMessages: 10 } };
-    const producer = new KafkaTripletProducer({ kafka: createKafka(section), section, instruments });
+    const producer = new KafkaTripletProducer({ section, instruments });
     const started = performance.now();
     const accepted = Array.from({ length: 25 }, (_, i) => {
       instruments.inFlight.inc();
@@ -119,6 +120,46 @@ describe.skipIf(!enabled)('kafka transport on the librdkafka mock cluster', () =
     await producer.shutdown(300);
     expect((await instruments.dropped.get()).values.find((v) => v.labels.reason === 'shutdown')?.value).toBe(10);
     expect((await instruments.inFlight.get()).values[0]?.value).toBe(0);
+  });
+
+  it('runs kafkajs on its own thread: a crashed thread’s messages are counted, and sending resumes on a new one', async () => {
+    const instruments = createInstruments({ processMetrics: false });
+    const section = sectionFor(mock.brokers, `thread-${randomUUID().slice(0, 8)}`);
+    const producer = new KafkaTripletProducer({ section, instruments });
+    cleanups.push(() => producer.shutdown(1000));
+    const sendAll = (ts: SampledTriplet[]) => ts.forEach((t) => (instruments.inFlight.inc(), producer.send(t)));
+    const first = Array.from({ length: 10 }, (_, i) => triplet(i));
+    sendAll(first);
+    await producer.forceFlush();
+    const thread = producer.thread!;
+    expect(thread.threadId).not.toBe(0);
+    // A thread that dies holding messages: they are lost, and counted as such.
+    const held = Array.from({ length: 5 }, (_, i) => triplet(100 + i));
+    sendAll(held);
+    await new Promise((r) => setImmediate(r));
+    await thread.terminate();
+    await waitFor(async () => (await instruments.dropped.get()).values.some((v) => v.labels.reason === 'producer_thread_exit'), 5_000, 20);
+    expect((await instruments.dropped.get()).values.find((v) => v.labels.reason === 'producer_thread_exit')?.value).toBe(5);
+    const after = Array.from({ length: 10 }, (_, i) => triplet(200 + i));
+    sendAll(after);
+    await producer.forceFlush();
+    expect(producer.thread).not.toBe(thread);
+    expect((await instruments.produced.get()).values[0]?.value).toBe(20);
+    expect((await instruments.inFlight.get()).values[0]?.value).toBe(0);
+    const got = await readTopic(mock.brokers, section.topics.triplets, 20);
+    expect(new Set(got.map((m) => JSON.parse(String(m.value)).id))).toEqual(new Set([...first, ...after].map((t) => t.id)));
+  });
+
+  it('forwards the producer thread’s logs to the caller’s logger', async () => {
+    const lines: Array<{ level: number; msg: string; err?: string }> = [];
+    const logger = pino({ level: 'warn' }, { write: (line: string) => void lines.push(JSON.parse(line)) });
+    const base = sectionFor(['127.0.0.1:1'], `log-${randomUUID().slice(0, 8)}`);
+    const section = { ...base, connectionTimeoutMs: 200 };
+    const producer = new KafkaTripletProducer({ section, instruments: createInstruments({ processMetrics: false }), logger });
+    producer.send(triplet(1));
+    await waitFor(async () => lines.some((l) => l.msg === 'kafka send failed; buffering and retrying'), 10_000, 50);
+    expect(lines.find((l) => l.msg === 'kafka send failed; buffering and retrying')?.level).toBe(40);
+    await producer.shutdown(200);
   });
 
   describe('consumer', () => {
@@ -184,7 +225,7 @@ describe.skipIf(!enabled)('kafka transport on the librdkafka mock cluster', () =
     it('de-duplicates a redelivered triplet id and publishes each score once', async () => {
       const instruments = createInstruments({ processMetrics: false });
       const section = sectionFor(mock.brokers, `dedupe-${randomUUID().slice(0, 8)}`);
-      const producer = new KafkaTripletProducer({ kafka: createKafka(section), section, instruments });
+      const producer = new KafkaTripletProducer({ section, instruments });
       cleanups.push(() => producer.shutdown(500));
       const t = triplet(7);
       const t8 = triplet(8);
@@ -211,7 +252,7 @@ describe.skipIf(!enabled)('kafka transport on the librdkafka mock cluster', () =
     it('publishes the companion judge record next to the score and next to a DLQ entry', async () => {
       const instruments = createInstruments({ processMetrics: false });
       const section = sectionFor(mock.brokers, `companion-${randomUUID().slice(0, 8)}`);
-      const producer = new KafkaTripletProducer({ kafka: createKafka(section), section, instruments });
+      const producer = new KafkaTripletProducer({ section, instruments });
       cleanups.push(() => producer.shutdown(500));
       const [ok, bad] = [triplet(11), triplet(12)];
       for (const x of [ok, bad]) {
@@ -235,7 +276,7 @@ describe.skipIf(!enabled)('kafka transport on the librdkafka mock cluster', () =
     it('pauses the partition for retryAfterMs on judge back-pressure, then redelivers with attempt 2', async () => {
       const instruments = createInstruments({ processMetrics: false });
       const section = sectionFor(mock.brokers, `pause-${randomUUID().slice(0, 8)}`);
-      const producer = new KafkaTripletProducer({ kafka: createKafka(section), section, instruments });
+      const producer = new KafkaTripletProducer({ section, instruments });
       cleanups.push(() => producer.shutdown(500));
       instruments.inFlight.inc();
       producer.send(triplet(1));

@@ -6,8 +6,9 @@
  * This module does not load the model's library: with workers, the main thread never does.
  * @module
  */
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import { RagwatchError } from '../../errors.ts';
+import { siblingScript, startWorker } from '../../threads.ts';
 import type { SentenceEmbedder } from '../types.ts';
 
 /** Length of an embedding. */
@@ -98,42 +99,6 @@ class Slot {
   }
 }
 
-/** Options that name this process's main code, which a worker (running its own script) must not get. */
-const MAIN_CODE_OPTIONS = new Set(['-e', '--eval', '-p', '--print', '--input-type']);
-
-/**
- * The parent's Node options a worker inherits, without those about the main code (`-e script`,
- * `--input-type=module`): Node refuses them in a worker, so a process started with
- * `node --input-type=module -e …` could not start any.
- */
-export function workerExecArgv(execArgv: readonly string[]): string[] {
-  const out: string[] = [];
-  for (let i = 0; i < execArgv.length; i++) {
-    const arg = execArgv[i]!;
-    const name = arg.split('=', 1)[0]!;
-    if (!MAIN_CODE_OPTIONS.has(name)) out.push(arg);
-    // The value of the two-word form (`-e <script>`, `--input-type module`) goes too.
-    else if (!arg.includes('=')) i++;
-  }
-  return out;
-}
-
-/**
- * A worker on `script` with the parent's Node options, as inherited by default — unless the parent
- * has main-code options: then the rest are passed explicitly, and if Node refuses some of those (it
- * validates an explicit list, and refuses V8 flags there, which apply to every thread anyway), none.
- */
-function startWorker(script: URL): Worker {
-  const own = workerExecArgv(process.execArgv);
-  if (own.length === process.execArgv.length) return new Worker(script);
-  try {
-    return new Worker(script, { execArgv: own });
-  } catch (err) {
-    if ((err as { code?: unknown }).code !== 'ERR_WORKER_INVALID_EXEC_ARGV') throw err;
-    return new Worker(script, { execArgv: [] });
-  }
-}
-
 /**
  * Splits texts into at most `groups` groups of similar total length (longest first, each to the
  * lightest group): returns the text indices of each non-empty group.
@@ -157,8 +122,7 @@ export interface EncoderPoolOptions {
   workerUrl?: URL;
 }
 
-// The worker runs the same build as this module: sources (.ts, Node strips types) or dist (.js).
-const WORKER_URL = new URL(`./encoder-worker${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url);
+const WORKER_URL = siblingScript(import.meta.url, 'encoder-worker');
 
 /** Embeds texts on worker threads, each running its own copy of the bundled model. */
 export class EncoderPool implements SentenceEmbedder {

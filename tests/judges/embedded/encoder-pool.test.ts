@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RagwatchError } from '../../../src/errors.ts';
-import { EncoderPool, balanceByLength, workerExecArgv } from '../../../src/judges/embedded/encoder-pool.ts';
+import { EncoderPool, balanceByLength } from '../../../src/judges/embedded/encoder-pool.ts';
 import { loadLocalEncoder } from '../../../src/judges/embedded/local-model.ts';
 import type { SentenceEncoder } from '../../../src/judges/embedded/encoder.ts';
 
@@ -24,13 +24,6 @@ describe('balanceByLength', () => {
   it('never makes more groups than texts, nor empty ones', () => {
     expect(balanceByLength(['only'], 4)).toEqual([[0]]);
     expect(balanceByLength([], 2)).toEqual([]);
-  });
-});
-
-describe('workerExecArgv', () => {
-  it('keeps the Node options but drops those about the main code, in both spellings', () => {
-    expect(workerExecArgv(['--max-semi-space-size=4', '--input-type=module', '-e', 'await main()', '--conditions', 'dev'])).toEqual(['--max-semi-space-size=4', '--conditions', 'dev']);
-    expect(workerExecArgv(['--input-type', 'module', '--eval=1', '-p', 'x', '--print', 'y', '--enable-source-maps'])).toEqual(['--enable-source-maps']);
   });
 });
 

@@ -1,0 +1,100 @@
+/**
+ * Entry of the Kafka producer thread ({@link KafkaTripletProducer}): runs kafkajs — record-batch
+ * encoding, compression hand-off, the network — off the capturing thread, which is the host's
+ * event loop in library mode. It receives serialized triplets in batches and reports back, at most
+ * once per event-loop turn, what was delivered and dropped.
+ * @module
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import type { Logger } from 'pino';
+import { BufferedKafkaProducer } from './kafka-buffered-producer.ts';
+import { createKafka, type KafkaSection } from './kafka-client.ts';
+import { errorMessage } from '../errors.ts';
+import { SCHEMA_VERSION } from '../triplet.ts';
+
+/** `workerData` of the producer thread. */
+export interface ProducerThreadData {
+  section: KafkaSection;
+}
+
+/** Main thread → producer thread. */
+export type ProducerThreadRequest =
+  /** Triplets to send: `keys[i]` (the trace id) and `values[i]` (the triplet's JSON). */
+  | { type: 'messages'; keys: string[]; values: string[] }
+  | { type: 'connect' | 'flush'; id: number }
+  | { type: 'shutdown'; id: number; deadlineMs: number };
+
+/** Producer thread → main thread. */
+export type ProducerThreadReply =
+  /** What happened since the last report; `depth` is the thread's buffer (being sent included). */
+  | { type: 'report'; delivered: number; dropped: Record<string, number>; sendErrors: number; depth: number }
+  | { type: 'done'; id: number; error?: string }
+  | { type: 'log'; level: 'error' | 'warn' | 'info' | 'debug'; fields: Record<string, unknown>; message: string };
+
+const port = parentPort;
+if (!port) throw new Error('kafka-producer-worker runs as a worker thread');
+const { section } = workerData as ProducerThreadData;
+const post = (reply: ProducerThreadReply) => port.postMessage(reply);
+
+const logAt = (level: 'error' | 'warn' | 'info' | 'debug') => (fields: unknown, message?: string) =>
+  post({ type: 'log', level, fields: typeof fields === 'object' && fields !== null ? { ...fields } : {}, message: message ?? String(fields) });
+// Only what kafkajs and the buffered producer call; the main thread's logger writes it.
+const logger = { error: logAt('error'), warn: logAt('warn'), info: logAt('info'), debug: logAt('debug') } as unknown as Logger;
+
+let report: Extract<ProducerThreadReply, { type: 'report' }> | undefined;
+const pending = () => {
+  if (!report) {
+    report = { type: 'report', delivered: 0, dropped: {}, sendErrors: 0, depth: 0 };
+    setImmediate(() => {
+      const r = report!;
+      report = undefined;
+      r.depth = producer.depth;
+      post(r);
+    });
+  }
+  return report;
+};
+
+const p = section.producer;
+const producer = new BufferedKafkaProducer({
+  kafka: createKafka(section, logger),
+  topic: section.topics.triplets,
+  maxBufferMessages: p.maxBufferMessages,
+  batchMaxMessages: p.batchMaxMessages,
+  lingerMs: p.lingerMs,
+  compression: p.compression,
+  requestTimeoutMs: p.requestTimeoutMs,
+  maxRetryBackoffMs: p.maxRetryBackoffMs,
+  logger,
+  onDelivered: (n) => void (pending().delivered += n),
+  onDropped: (n, reason) => {
+    const r = pending();
+    r.dropped[reason] = (r.dropped[reason] ?? 0) + n;
+  },
+  onSendError: () => void pending().sendErrors++,
+});
+
+const HEADERS = { 'schema-version': SCHEMA_VERSION, 'content-type': 'application/json' };
+
+/** Answers a request once `work` settles; reports first, so the main thread's counts are final. */
+function answer(id: number, work: Promise<void>): void {
+  work.then(
+    () => setImmediate(() => post({ type: 'done', id })),
+    (err: unknown) => setImmediate(() => post({ type: 'done', id, error: errorMessage(err) })),
+  );
+}
+
+port.on('message', (request: ProducerThreadRequest) => {
+  switch (request.type) {
+    case 'messages':
+      for (let i = 0; i < request.keys.length; i++) producer.enqueue({ key: request.keys[i]!, value: request.values[i]!, headers: HEADERS });
+      pending();
+      return;
+    case 'connect':
+      return answer(request.id, producer.connect());
+    case 'flush':
+      return answer(request.id, producer.forceFlush());
+    case 'shutdown':
+      return answer(request.id, producer.shutdown(request.deadlineMs));
+  }
+});
