@@ -4,6 +4,7 @@
  * @module
  */
 import { Worker, type WorkerOptions } from 'node:worker_threads';
+import { workerEnv } from './config/worker-env.ts';
 
 /**
  * Options that name the process's main code (`-e script`, `--input-type=module`: Node refuses them
@@ -34,7 +35,7 @@ export function workerExecArgv(execArgv: readonly string[]): string[] {
  * worker whatever `execArgv` says.
  */
 export function startWorker(script: URL, options: Omit<WorkerOptions, 'execArgv' | 'env'> = {}): Worker {
-  const { NODE_OPTIONS: _omitted, ...env } = process.env;
+  const env = workerEnv();
   const own = workerExecArgv(process.execArgv);
   if (own.length === process.execArgv.length) return new Worker(script, { ...options, env });
   try {
