@@ -56,7 +56,9 @@ function ragTrace(i: number): CapturedSpan[] {
       'llm.output_messages.0.message.content': `Topic ${i} is a widget made in 2021 by ACME. It is blue.`,
     },
   };
-  return [retriever, llm];
+  // As the collector receives them: strings decoded from OTLP are flat, not the ropes that template
+  // literals and repeat() build (a rope is flattened, i.e. copied, on first read).
+  return JSON.parse(JSON.stringify([retriever, llm])) as CapturedSpan[];
 }
 
 /** A collector pipeline kept for every round, as a long-running collector is: connected, its threads warm. */

@@ -5,7 +5,10 @@
  * once per event-loop turn, what was delivered and dropped.
  * @module
  */
+import { promisify } from 'node:util';
 import { parentPort, workerData } from 'node:worker_threads';
+import { gzip, unzip } from 'node:zlib';
+import kafkajs from 'kafkajs';
 import type { Logger } from 'pino';
 import { BufferedKafkaProducer } from './kafka-buffered-producer.ts';
 import { createKafka, type KafkaSection } from './kafka-client.ts';
@@ -56,6 +59,15 @@ const pending = () => {
 };
 
 const p = section.producer;
+// kafkajs compresses at zlib's default level; its codec table is per isolate, so this thread's
+// choice reaches no other kafkajs user in the process (a host's own producer keeps its level).
+const gzipAsync = promisify(gzip);
+const unzipAsync = promisify(unzip);
+// kafkajs is CommonJS and its codec table is not a named export.
+kafkajs.CompressionCodecs[kafkajs.CompressionTypes.GZIP] = () => ({
+  compress: (encoder: { buffer: Buffer }) => gzipAsync(encoder.buffer, { level: p.gzipLevel }),
+  decompress: (buffer: Buffer) => unzipAsync(buffer),
+});
 const producer = new BufferedKafkaProducer({
   kafka: createKafka(section, logger),
   topic: section.topics.triplets,

@@ -9,40 +9,30 @@ import { digitsOf, ibanLength, ipv6Valid, luhnValid } from './validators.ts';
 
 const lower = (s: string) => s.toLowerCase();
 
-/**
- * What the recognizers' pre-checks need to know about one text. Every candidate of the phone, card
- * and SSN patterns lies inside one run of `[0-9 ().+-]` and holds 9+ digits (13+ for a card), so a
- * text whose runs are shorter holds none: most RAG text has numbers (years, counts, "topic 1:") but
- * no run of 9 digits.
- */
-export interface TextShape {
-  /** ASCII digits in the whole text. */
-  digits: number;
-  /** Most digits in one run of `[0-9 ().+-]`. */
-  numberRunDigits: number;
-}
+/** Nine characters of a run of `[0-9 ().+-]`, starting with a digit: every run holding 9+ digits has them. */
+const NUMBER_RUN_HINT = /\d[\d ().+-]{8}/;
 
-// The recognizers of one text ask in turn; scanning once per distinct text keeps it one pass.
-let shapedText: string | undefined;
-const shape: TextShape = { digits: 0, numberRunDigits: 0 };
-
-/** The {@link TextShape} of `text`: one pass, reused while the recognizers ask about the same text. */
-export function textShape(text: string): Readonly<TextShape> {
-  if (text === shapedText) return shape;
-  let digits = 0;
+/** Most digits in one run of `[0-9 ().+-]` in `text`. */
+export function longestNumberRun(text: string): number {
   let run = 0;
   let longest = 0;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (c >= 48 && c <= 57) {
-      digits++;
       if (++run > longest) longest = run;
     } else if (c > 57 || !(c === 32 || c === 40 || c === 41 || c === 43 || c === 45 || c === 46)) run = 0;
   }
-  shapedText = text;
-  shape.digits = digits;
-  shape.numberRunDigits = longest;
-  return shape;
+  return longest;
+}
+
+/**
+ * True when some run of `[0-9 ().+-]` in `text` holds at least `n` (≥ 9) digits: the phone, card
+ * and SSN pre-check. Every candidate of their patterns lies inside one such run and holds 9+
+ * digits (13+ for a card), so most RAG text — numbers, but no run of 9 digits — skips their
+ * patterns after one regex scan; only a text with a long enough run is counted exactly.
+ */
+export function hasNumberRun(text: string, n: number): boolean {
+  return NUMBER_RUN_HINT.test(text) && longestNumberRun(text) >= n;
 }
 
 /** E-mail addresses (RFC 5321 length limits: 64-character local part, 63-character labels). */
@@ -63,7 +53,7 @@ export const phoneRecognizer: Recognizer = {
     /(?<![\w.+-])(?:\(\d{3}\) ?|\d{3}[-. ])\d{3}[-. ]\d{4}(?!\w|[-.]\d)/dg,
     /(?<![\w.+-])0[1-9]\d{0,3}(?:[ -]\d{2,4}){2,4}(?!\w|[-.]\d)/dg,
   ],
-  mayContain: (t) => textShape(t).numberRunDigits >= 9,
+  mayContain: (t) => hasNumberRun(t, 9),
   validate: (c) => {
     const n = digitsOf(c).length;
     return n >= 9 && n <= 15 ? c.length : 0;
@@ -98,17 +88,19 @@ export const paymentCardRecognizer: Recognizer = {
   name: 'payment_card',
   entity: 'PAYMENT_CARD',
   patterns: [/(?<![\d+-])[2-6](?:[ -]?\d){12,18}(?!\d)/dg],
-  mayContain: (t) => textShape(t).numberRunDigits >= 13,
+  mayContain: (t) => hasNumberRun(t, 13),
   validate: cardLength,
   normalize: digitsOf,
 };
+
+const IBAN_HINT = /[A-Z]{2}\d{2}/;
 
 /** IBANs (compact or in groups of four), checked against the registered country length and ISO 7064 mod 97. */
 export const ibanRecognizer: Recognizer = {
   name: 'iban',
   entity: 'IBAN',
   patterns: [/(?<![A-Za-z0-9])[A-Z]{2}\d{2}(?: ?[A-Za-z0-9]){11,30}/dg],
-  mayContain: (t) => textShape(t).digits >= 2 && /[A-Z]{2}\d{2}/.test(t),
+  mayContain: (t) => IBAN_HINT.test(t),
   validate: ibanLength,
   normalize: (s) => s.replace(/ /g, '').toUpperCase(),
 };
@@ -121,7 +113,7 @@ export const usSsnRecognizer: Recognizer = {
     /(?<![\d-])(?!000|666|9\d\d)\d{3}([- ])(?!00)\d{2}\1(?!0000)\d{4}(?![\d-])/dg,
     /\b(?:ssn|social security(?: number)?)\W{0,3}(?<value>\d{9})(?!\d)/dgi,
   ],
-  mayContain: (t) => textShape(t).numberRunDigits >= 9,
+  mayContain: (t) => hasNumberRun(t, 9),
   normalize: digitsOf,
 };
 
@@ -139,7 +131,7 @@ export const ipAddressRecognizer: Recognizer = {
     /(?<![\d.])(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(?!\d|\.\d)/dg,
   ],
   // An IPv6 candidate has two colons at most 4 hex digits apart; an IPv4 one, three dotted numbers.
-  mayContain: (t) => (t.includes(':') && IPV6_HINT.test(t)) || (t.includes('.') && textShape(t).digits >= 4 && IPV4_HINT.test(t)),
+  mayContain: (t) => (t.includes(':') && IPV6_HINT.test(t)) || (t.includes('.') && IPV4_HINT.test(t)),
   validate: (c) => (c.includes('.') || ipv6Valid(c) ? c.length : 0),
   normalize: lower,
 };

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { BUILTIN_RECOGNIZERS, textShape } from '../../../src/capture/redaction/recognizers.ts';
+import { BUILTIN_RECOGNIZERS, hasNumberRun, longestNumberRun } from '../../../src/capture/redaction/recognizers.ts';
 import type { Recognizer } from '../../../src/capture/redaction/types.ts';
 
 /** True when one of the recognizer's patterns finds a candidate its validator accepts. */
@@ -46,8 +46,11 @@ describe('recognizer pre-checks', () => {
   });
 
   it('measure the longest run of digits a phone, card or SSN could be read from', () => {
-    expect(textShape('call +1 (415) 555-2671 now').numberRunDigits).toBe(11);
-    expect(textShape('in 2021, then 2022: 17 items').numberRunDigits).toBe(4);
-    expect(textShape('a1b2c3').digits).toBe(3);
+    expect(longestNumberRun('call +1 (415) 555-2671 now')).toBe(11);
+    expect(longestNumberRun('in 2021, then 2022: 17 items')).toBe(4);
+    expect(hasNumberRun('call +1 (415) 555-2671 now', 9)).toBe(true);
+    expect(hasNumberRun('call +1 (415) 555-2671 now', 13)).toBe(false);
+    expect(hasNumberRun('1 2 3 4 5 6 7 8 9', 9)).toBe(true);
+    expect(hasNumberRun('1 2 3 4 5 6 7 8 x9', 9)).toBe(false);
   });
 });
