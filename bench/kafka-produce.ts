@@ -30,6 +30,8 @@ import { emit, median, profiled, QUICK } from './lib.ts';
 const N = QUICK ? 2_000 : 10_000;
 const ROUNDS = QUICK ? 3 : 5;
 const BATCH = 500;
+/** Traces per ingest call: 256 two-span traces fill one OTLP export request of 512 spans. */
+const REQUEST_TRACES = 256;
 
 function ragTrace(i: number): CapturedSpan[] {
   const traceId = randomBytes(16).toString('hex');
@@ -83,7 +85,8 @@ async function collectorRound(pipeline: Pipeline, traces: CapturedSpan[][], keep
   if (keep) producer.send = (t) => (keep.push(t), Object.getPrototypeOf(producer).send.call(producer, t));
   const started = performance.now();
   for (let i = 0; i < traces.length; i += BATCH) {
-    for (const spans of traces.slice(i, i + BATCH)) pipeline.ingestSpans(spans, 'otlp');
+    // One ingest call per OTLP request, which carries up to 512 spans (the SDK's maxExportBatchSize).
+    for (let j = i; j < Math.min(i + BATCH, traces.length); j += REQUEST_TRACES) pipeline.ingestSpans(traces.slice(j, Math.min(j + REQUEST_TRACES, i + BATCH, traces.length)).flat(), 'otlp');
     await pipeline.capture.forceFlush();
     // Let the producer's hand-over run between ingest requests, as in a live collector.
     await new Promise((r) => setImmediate(r));

@@ -150,6 +150,29 @@ describe.skipIf(!enabled)('kafka transport on the librdkafka mock cluster', () =
     expect(new Set(got.map((m) => JSON.parse(String(m.value)).id))).toEqual(new Set([...first, ...after].map((t) => t.id)));
   });
 
+  it('drops only the triplet that is too large or cannot be serialized, counted by reason', async () => {
+    const instruments = createInstruments({ processMetrics: false });
+    const base = sectionFor(mock.brokers, `bad-${randomUUID().slice(0, 8)}`);
+    const section = { ...base, producer: { ...base.producer, maxMessageBytes: 4_096 } };
+    const producer = new KafkaTripletProducer({ section, instruments });
+    cleanups.push(() => producer.shutdown(1000));
+    const good = Array.from({ length: 6 }, (_, i) => triplet(i));
+    const huge = { ...triplet(50), response: 'x'.repeat(5_000) };
+    const unserializable = { ...triplet(51), attributes: { big: 10n } } as unknown as SampledTriplet;
+    for (const t of [good[0]!, huge, good[1]!, good[2]!, unserializable, ...good.slice(3)]) {
+      instruments.inFlight.inc();
+      producer.send(t);
+    }
+    await producer.forceFlush();
+    const dropped = (await instruments.dropped.get()).values;
+    expect(dropped.find((v) => v.labels.reason === 'too_large')?.value).toBe(1);
+    expect(dropped.find((v) => v.labels.reason === 'unserializable')?.value).toBe(1);
+    expect((await instruments.produced.get()).values[0]?.value).toBe(6);
+    expect((await instruments.inFlight.get()).values[0]?.value).toBe(0);
+    const got = await readTopic(mock.brokers, section.topics.triplets, 6);
+    expect(new Set(got.map((m) => JSON.parse(String(m.value)).id))).toEqual(new Set(good.map((t) => t.id)));
+  });
+
   it('forwards the producer thread’s logs to the caller’s logger', async () => {
     const lines: Array<{ level: number; msg: string; err?: string }> = [];
     const logger = pino({ level: 'warn' }, { write: (line: string) => void lines.push(JSON.parse(line)) });

@@ -25,6 +25,10 @@ export function longestNumberRun(text: string): number {
   return longest;
 }
 
+// The phone, card and SSN pre-checks ask about the same text in turn: remember the last answer.
+let lastText: string | undefined;
+let lastRun = 0;
+
 /**
  * True when some run of `[0-9 ().+-]` in `text` holds at least `n` (≥ 9) digits: the phone, card
  * and SSN pre-check. Every candidate of their patterns lies inside one such run and holds 9+
@@ -32,7 +36,11 @@ export function longestNumberRun(text: string): number {
  * patterns after one regex scan; only a text with a long enough run is counted exactly.
  */
 export function hasNumberRun(text: string, n: number): boolean {
-  return NUMBER_RUN_HINT.test(text) && longestNumberRun(text) >= n;
+  if (text !== lastText) {
+    lastRun = NUMBER_RUN_HINT.test(text) ? longestNumberRun(text) : 0;
+    lastText = text;
+  }
+  return lastRun >= n;
 }
 
 /** E-mail addresses (RFC 5321 length limits: 64-character local part, 63-character labels). */
