@@ -6,7 +6,8 @@
  * that comes back on the same address is picked up without a restart.
  * @module
  */
-import { CompressionTypes, Partitioners, type Kafka, type Message, type Producer } from 'kafkajs';
+import { CompressionTypes, type Kafka, type Message, type Producer } from 'kafkajs';
+import { Murmur2Partitioner } from './murmur2-partitioner.ts';
 import { errorMessage } from '../errors.ts';
 import { silentLogger, type Logger } from '../log.ts';
 
@@ -177,7 +178,7 @@ export class BufferedKafkaProducer {
 
   #newProducer(): Producer {
     // The mock cluster (and many managed clusters) cannot serve idempotent producers; acks=all + retries instead.
-    return this.#kafka.producer({ idempotent: false, allowAutoTopicCreation: true, createPartitioner: Partitioners.DefaultPartitioner });
+    return this.#kafka.producer({ idempotent: false, allowAutoTopicCreation: true, createPartitioner: Murmur2Partitioner });
   }
 
   async #disconnect(producer: Producer): Promise<void> {
