@@ -125,8 +125,24 @@ export const usSsnRecognizer: Recognizer = {
   normalize: digitsOf,
 };
 
-const IPV6_HINT = /:[0-9A-Fa-f]{0,4}:/;
 const IPV4_HINT = /\d\.\d{1,3}\.\d{1,3}\.\d/;
+
+const isHexDigit = (c: number) => (c >= 48 && c <= 57) || (c >= 65 && c <= 70) || (c >= 97 && c <= 102);
+
+/**
+ * True when two colons stand at most 4 hex digits apart (`::`, `db8:`…`:`): every IPv6 candidate
+ * has them. Visits only the colons (native `indexOf`): prose has few.
+ */
+export function hasIpv6Hint(text: string): boolean {
+  for (let i = text.indexOf(':'); i >= 0; i = text.indexOf(':', i + 1)) {
+    for (let j = i + 1; j <= i + 5 && j < text.length; j++) {
+      const c = text.charCodeAt(j);
+      if (c === 58) return true;
+      if (!isHexDigit(c)) break;
+    }
+  }
+  return false;
+}
 
 /** IPv4 and IPv6 addresses (IPv6 candidates are confirmed with `net.isIPv6`). */
 export const ipAddressRecognizer: Recognizer = {
@@ -139,7 +155,7 @@ export const ipAddressRecognizer: Recognizer = {
     /(?<![\d.])(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(?!\d|\.\d)/dg,
   ],
   // An IPv6 candidate has two colons at most 4 hex digits apart; an IPv4 one, three dotted numbers.
-  mayContain: (t) => (t.includes(':') && IPV6_HINT.test(t)) || (t.includes('.') && IPV4_HINT.test(t)),
+  mayContain: (t) => hasIpv6Hint(t) || (t.includes('.') && IPV4_HINT.test(t)),
   validate: (c) => (c.includes('.') || ipv6Valid(c) ? c.length : 0),
   normalize: lower,
 };
@@ -147,14 +163,14 @@ export const ipAddressRecognizer: Recognizer = {
 const KEY_NAMES = String.raw`api[_-]?key|apikey|secret(?:[_-]?key)?|client[_-]?secret|password|passwd|pwd|(?:access|auth|refresh|session|id)[_-]?token|private[_-]?key`;
 
 const SECRET_ANCHORS = /sk-|_live_|_test_|gh[pousr]_|github_pat_|xox[abprs]-|AIza|AKIA|ASIA|eyJ|-----BEGIN|bearer|api[_-]?key|apikey|secret|passw|pwd|token|private[_-]?key|[?&](?:key|sig)/i;
-// The anchors without punctuation, and the punctuation the others all contain: two simple scans
-// are cheaper than the full alternation, which then runs only on text with one of - _ ? &.
+// The anchors without punctuation, and the punctuation the others all contain: a simple scan and
+// four native searches are cheaper than the full alternation, which then runs only on text with one
+// of - _ ? &.
 const SECRET_WORD_ANCHORS = /a(?:iza|kia|sia|pikey)|secret|eyj|bearer|p(?:assw|wd|rivatekey)|token/i;
-const ANCHOR_PUNCTUATION = /[-_?&]/;
 
 /** True when `text` contains one of {@link SECRET_ANCHORS} (same answer, fewer regex steps on ordinary text). */
 export function hasSecretAnchor(text: string): boolean {
-  return SECRET_WORD_ANCHORS.test(text) || (ANCHOR_PUNCTUATION.test(text) && SECRET_ANCHORS.test(text));
+  return SECRET_WORD_ANCHORS.test(text) || ((text.includes('-') || text.includes('_') || text.includes('?') || text.includes('&')) && SECRET_ANCHORS.test(text));
 }
 
 /** Secrets: provider API keys with a known prefix, JWTs, PEM private keys, bearer tokens and `password=…`-style assignments. */

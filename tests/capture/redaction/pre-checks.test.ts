@@ -19,7 +19,7 @@ function finds(r: Recognizer, text: string): boolean {
 /** Values every recognizer finds, to splice into generated text. */
 const POSITIVES = [
   'jane.doe@mail.example.com', '+44 20 7946 0958', '(415) 555-2671', '020 7946 0958', '4111 1111 1111 1111', '378282246310005',
-  'GB82 WEST 1234 5698 7654 32', 'DE89370400440532013000', '123-45-6789', 'ssn: 123456789', '203.0.113.42', '2001:db8::8a2e:370:7334', '::1',
+  'GB82 WEST 1234 5698 7654 32', 'DE89370400440532013000', '123-45-6789', 'ssn: 123456789', '203.0.113.42', '2001:db8::8a2e:370:7334', '2001:0db8:85a3:0042:1000:8a2e:0370:7334', '::1',
   'fe80::1', 'sk-proj-abcdefghijklmnopqrstuvwxyz0123', 'AKIAIOSFODNN7EXAMPLE', 'Bearer abcdef0123456789abcdef', 'password="hunter2hunter2"',
 ];
 /** Characters the digit and address patterns are built from, plus the ones that break their runs. */
