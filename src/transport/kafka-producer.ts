@@ -155,6 +155,7 @@ export class KafkaTripletProducer implements TripletProducer {
     let worker = this.#thread();
     // Right after a crash the thread restarts after a pause: wait for it rather than answer early.
     while (worker === undefined) {
+      if (this.#closed) throw new RagwatchError('RAGWATCH_SHUTDOWN', 'the Kafka producer is shut down');
       await new Promise((resolve) => setTimeout(resolve, this.#restartInMs()));
       worker = this.#thread();
     }
@@ -172,9 +173,9 @@ export class KafkaTripletProducer implements TripletProducer {
     return Math.max(0, this.#startedAtMs + RESTART_INTERVAL_MS - performance.now());
   }
 
-  /** The running thread; starts one unless it failed less than {@link RESTART_INTERVAL_MS} ago. */
+  /** The running thread; starts one unless it failed less than {@link RESTART_INTERVAL_MS} ago, or the producer is shut down. */
   #thread(): Worker | undefined {
-    if (this.#worker) return this.#worker;
+    if (this.#worker || this.#closed) return this.#worker;
     const waitMs = this.#restartInMs();
     if (waitMs > 0) {
       this.#retryTimer ??= setTimeout(() => {

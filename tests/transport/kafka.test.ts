@@ -120,6 +120,12 @@ describe.skipIf(!enabled)('kafka transport on the librdkafka mock cluster', () =
     await producer.shutdown(300);
     expect((await instruments.dropped.get()).values.find((v) => v.labels.reason === 'shutdown')?.value).toBe(10);
     expect((await instruments.inFlight.get()).values[0]?.value).toBe(0);
+    // Shut down for good: no thread starts again, whatever is asked.
+    await expect(producer.connect()).rejects.toMatchObject({ code: 'RAGWATCH_SHUTDOWN' });
+    instruments.inFlight.inc();
+    expect(producer.send(triplet(99))).toBe(false);
+    await producer.forceFlush();
+    expect(producer.thread).toBeUndefined();
   });
 
   it('runs kafkajs on its own thread: a crashed thread’s messages are counted, and sending resumes on a new one', async () => {
