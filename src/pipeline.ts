@@ -187,10 +187,7 @@ export class Pipeline {
     if (this.#started) await this.#started.catch(() => undefined);
     if (this.producer instanceof KafkaTripletProducer) {
       // While Kafka is down the buffer cannot drain: never hang the host's forceFlush past the grace period.
-      let timer: NodeJS.Timeout | undefined;
-      const deadline = new Promise<void>((resolve) => (timer = setTimeout(resolve, this.config.server.shutdownGraceMs)));
-      await Promise.race([this.producer.forceFlush(), deadline]);
-      clearTimeout(timer);
+      await this.producer.forceFlush(this.config.server.shutdownGraceMs);
     } else {
       await this.producer?.forceFlush();
     }

@@ -107,10 +107,14 @@ export class KafkaTripletProducer implements TripletProducer {
     return true;
   }
 
-  /** Resolves when everything sent so far is acknowledged or dropped. */
-  forceFlush(): Promise<void> {
+  /**
+   * Resolves when everything sent so far is acknowledged or dropped — or after `timeoutMs` (default:
+   * no limit), when the thread stops holding the process open for it: while Kafka is down the
+   * buffer cannot drain, and a host that flushes and then ends must still be able to exit.
+   */
+  forceFlush(timeoutMs?: number): Promise<void> {
     if (this.depth === 0) return Promise.resolve();
-    return this.#request({ type: 'flush', id: 0 }).catch(() => undefined);
+    return this.#request({ type: 'flush', id: 0 }, timeoutMs).catch(() => undefined);
   }
 
   /** Flushes for up to `deadlineMs` (default 5000), drops and counts the rest, stops the thread. Idempotent. */
@@ -151,7 +155,8 @@ export class KafkaTripletProducer implements TripletProducer {
     this.#instruments.queueSize.set({ stage: 'kafka_producer' }, this.depth);
   }
 
-  async #request(request: Extract<ProducerThreadRequest, { id: number }>): Promise<void> {
+  /** Sends a request to the thread; past `timeoutMs` it resolves unanswered (the answer is then ignored). */
+  async #request(request: Extract<ProducerThreadRequest, { id: number }>, timeoutMs?: number): Promise<void> {
     let worker = this.#thread();
     // Right after a crash the thread restarts after a pause: wait for it rather than answer early.
     while (worker === undefined) {
@@ -166,7 +171,18 @@ export class KafkaTripletProducer implements TripletProducer {
     return new Promise<void>((resolve, reject) => {
       this.#requests.set(id, { resolve, reject });
       worker.postMessage({ ...request, id });
+      if (timeoutMs !== undefined) setTimeout(() => this.#settle(id), timeoutMs).unref();
     });
+  }
+
+  /** Ends request `id` (answered, or given up on); the thread is unreferenced once none is pending. */
+  #settle(id: number, error?: string): void {
+    const request = this.#requests.get(id);
+    if (!request) return;
+    this.#requests.delete(id);
+    if (this.#requests.size === 0) this.#worker?.unref();
+    if (error === undefined) request.resolve();
+    else request.reject(new RagwatchError('RAGWATCH_TRANSPORT_FAILED', error));
   }
 
   #restartInMs(): number {
@@ -217,15 +233,8 @@ export class KafkaTripletProducer implements TripletProducer {
         this.#publishDepth();
         return;
       }
-      case 'done': {
-        const request = this.#requests.get(reply.id);
-        if (!request) return;
-        this.#requests.delete(reply.id);
-        if (this.#requests.size === 0) this.#worker?.unref();
-        if (reply.error === undefined) request.resolve();
-        else request.reject(new RagwatchError('RAGWATCH_TRANSPORT_FAILED', reply.error));
-        return;
-      }
+      case 'done':
+        return this.#settle(reply.id, reply.error);
       case 'log':
         this.#logger[reply.level](reply.fields, reply.message);
     }
