@@ -29,8 +29,8 @@ export type ProducerThreadRequest =
 
 /** Producer thread → main thread. */
 export type ProducerThreadReply =
-  /** What happened since the last report; `depth` is the thread's buffer (being sent included). */
-  | { type: 'report'; delivered: number; dropped: Record<string, number>; sendErrors: number; depth: number }
+  /** What happened since the last report (the main thread keeps the depth itself). */
+  | { type: 'report'; delivered: number; dropped: Record<string, number>; sendErrors: number }
   | { type: 'done'; id: number; error?: string }
   | { type: 'log'; level: 'error' | 'warn' | 'info' | 'debug'; fields: Record<string, unknown>; message: string };
 
@@ -47,12 +47,10 @@ const logger = { error: logAt('error'), warn: logAt('warn'), info: logAt('info')
 let report: Extract<ProducerThreadReply, { type: 'report' }> | undefined;
 const pending = () => {
   if (!report) {
-    report = { type: 'report', delivered: 0, dropped: {}, sendErrors: 0, depth: 0 };
+    report = { type: 'report', delivered: 0, dropped: {}, sendErrors: 0 };
     setImmediate(() => {
-      const r = report!;
+      post(report!);
       report = undefined;
-      r.depth = producer.depth;
-      post(r);
     });
   }
   return report;
@@ -99,8 +97,8 @@ function answer(id: number, work: Promise<void>): void {
 port.on('message', (request: ProducerThreadRequest) => {
   switch (request.type) {
     case 'messages':
+      // A message refused here (buffer full) is reported through onDropped.
       for (let i = 0; i < request.keys.length; i++) producer.enqueue({ key: request.keys[i]!, value: request.values[i]!, headers: HEADERS });
-      pending();
       return;
     case 'connect':
       return answer(request.id, producer.connect());

@@ -99,6 +99,8 @@ export class KafkaTripletProducer implements TripletProducer {
     if (this.depth >= this.#maxBuffer) return this.#drop(1, 'buffer_full');
     this.#keys.push(triplet.traceId);
     this.#values.push(value);
+    // Published now, not at the hand-over: a scrape between the two would see the triplet sampled but not buffered.
+    this.#publishDepth();
     if (this.#keys.length >= this.#batchMax) this.#handOver();
     else if (!this.#handOverScheduled) {
       this.#handOverScheduled = true;
@@ -121,12 +123,7 @@ export class KafkaTripletProducer implements TripletProducer {
   shutdown(deadlineMs = 5_000): Promise<void> {
     this.#shutdown ??= (async () => {
       this.#closed = true;
-      if (this.#worker !== undefined) {
-        let timer: NodeJS.Timeout | undefined;
-        const late = new Promise<void>((resolve) => (timer = setTimeout(resolve, deadlineMs + SHUTDOWN_SLACK_MS)));
-        await Promise.race([this.#request({ type: 'shutdown', id: 0, deadlineMs }).catch(() => undefined), late]);
-        clearTimeout(timer);
-      }
+      if (this.#worker !== undefined) await this.#request({ type: 'shutdown', id: 0, deadlineMs }, deadlineMs + SHUTDOWN_SLACK_MS).catch(() => undefined);
       clearTimeout(this.#retryTimer);
       const worker = this.#worker;
       this.#worker = undefined;
@@ -147,7 +144,6 @@ export class KafkaTripletProducer implements TripletProducer {
     this.#keys = [];
     this.#values = [];
     worker.postMessage(request);
-    this.#publishDepth();
   }
 
   #publishDepth(): void {
