@@ -102,6 +102,8 @@ export class Pipeline {
   readonly companion: Judge | undefined;
   readonly scorer: Scorer;
   readonly #memory: MemoryTransport | undefined;
+  /** `producer` when it is Kafka's: its connect, flush and shutdown take deadlines. */
+  readonly #kafkaTriplets: KafkaTripletProducer | undefined;
   readonly #kafkaOut: BufferedKafkaProducer | undefined;
   #started: Promise<void> | undefined;
   #shutdown: Promise<void> | undefined;
@@ -132,7 +134,7 @@ export class Pipeline {
       this.consumer = this.role === 'collector' ? undefined : this.#memory;
     } else {
       const section = config.transport.kafka;
-      if (this.role !== 'scorer') this.producer = new KafkaTripletProducer({ section, instruments: this.instruments, logger });
+      if (this.role !== 'scorer') this.producer = this.#kafkaTriplets = new KafkaTripletProducer({ section, instruments: this.instruments, logger });
       if (this.role !== 'collector') {
         const kafka = createKafka(section, logger);
         // Scores and DLQ entries are sent directly (acknowledged before the offset commit), never buffered.
@@ -162,7 +164,7 @@ export class Pipeline {
    */
   start(): Promise<void> {
     this.#started ??= (async () => {
-      if (this.producer instanceof KafkaTripletProducer) await this.producer.connect().catch(() => undefined);
+      await this.#kafkaTriplets?.connect().catch(() => undefined);
       if (!this.consumer) return;
       await Promise.all([this.judge.init(), this.companion?.init()]);
       await this.consumer.start(this.scorer.handle);
@@ -185,12 +187,9 @@ export class Pipeline {
     await this.capture.forceFlush();
     // Delivery begins once the judge is loaded; wait for it so "flushed" means "scored".
     if (this.#started) await this.#started.catch(() => undefined);
-    if (this.producer instanceof KafkaTripletProducer) {
-      // While Kafka is down the buffer cannot drain: never hang the host's forceFlush past the grace period.
-      await this.producer.forceFlush(this.config.server.shutdownGraceMs);
-    } else {
-      await this.producer?.forceFlush();
-    }
+    // While Kafka is down its buffer cannot drain: never hang the host's forceFlush past the grace period.
+    if (this.#kafkaTriplets) await this.#kafkaTriplets.forceFlush(this.config.server.shutdownGraceMs);
+    else await this.producer?.forceFlush();
     await this.consumer?.forceFlush();
   }
 
@@ -213,7 +212,7 @@ export class Pipeline {
           }
         }
       } else {
-        if (this.producer instanceof KafkaTripletProducer) await this.producer.shutdown(Math.max(100, Math.floor(graceMs / 2)));
+        await this.#kafkaTriplets?.shutdown(Math.max(100, Math.floor(graceMs / 2)));
         await this.consumer?.shutdown();
         await this.#kafkaOut?.shutdown(1_000);
       }
