@@ -2,7 +2,7 @@
  * OTLP export bodies of RAG traces for the ingest benches: real SDK spans serialized by
  * @opentelemetry/otlp-transformer, in both encodings.
  */
-import { context, trace } from '@opentelemetry/api';
+import { context, trace, type Span } from '@opentelemetry/api';
 import { JsonTraceSerializer, ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
 import { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
 
@@ -10,6 +10,15 @@ import { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider } from '@open
 export const TRACES_PER_BODY = 20;
 /** Spans per trace: chain root, retriever, LLM. */
 export const SPANS_PER_TRACE = 3;
+
+/** Sets five OpenInference retrieval documents (content, id, score) on a retriever span. */
+export function setRetrievedDocuments(span: Span, content: (doc: number) => string): void {
+  for (let d = 0; d < 5; d++) {
+    span.setAttribute(`retrieval.documents.${d}.document.content`, content(d));
+    span.setAttribute(`retrieval.documents.${d}.document.id`, `doc-${d}`);
+    span.setAttribute(`retrieval.documents.${d}.document.score`, 0.9 - d / 10);
+  }
+}
 
 /** One export body, both encodings of the same spans. */
 export interface OtlpBody {
@@ -32,11 +41,7 @@ export function otlpBodyMaker(): () => OtlpBody {
       const root = tracer.startSpan('rag.request', { attributes: { 'openinference.span.kind': 'CHAIN', 'input.value': `What is item ${t}?`, 'http.route': '/ask' } });
       const ctx = trace.setSpan(context.active(), root);
       const r = tracer.startSpan('retrieve', { attributes: { 'openinference.span.kind': 'RETRIEVER', 'input.value': `What is item ${t}?` } }, ctx);
-      for (let d = 0; d < 5; d++) {
-        r.setAttribute(`retrieval.documents.${d}.document.content`, `Item ${t} is described in document ${d}. It has several properties worth knowing.`);
-        r.setAttribute(`retrieval.documents.${d}.document.id`, `doc-${d}`);
-        r.setAttribute(`retrieval.documents.${d}.document.score`, 0.9 - d / 10);
-      }
+      setRetrievedDocuments(r, (d) => `Item ${t} is described in document ${d}. It has several properties worth knowing.`);
       r.end();
       const l = tracer.startSpan('ChatCompletion', {
         attributes: {

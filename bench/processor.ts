@@ -6,6 +6,7 @@
 import { TracerProvider, BatchSpanProcessor, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan, type SpanExporter } from '@opentelemetry/sdk-trace';
 import { RagwatchSpanProcessor } from '../src/index.ts';
 import { emit, median, percentile, QUICK } from './lib.ts';
+import { setRetrievedDocuments } from './otlp-bodies.ts';
 
 function ragSpans(n: number): ReadableSpan[] {
   const exporter = new InMemorySpanExporter();
@@ -13,11 +14,7 @@ function ragSpans(n: number): ReadableSpan[] {
   const tracer = provider.getTracer('bench');
   for (let i = 0; i < n / 2; i++) {
     const r = tracer.startSpan('retrieve', { attributes: { 'openinference.span.kind': 'RETRIEVER', 'input.value': `question ${i}?` } });
-    for (let d = 0; d < 5; d++) {
-      r.setAttribute(`retrieval.documents.${d}.document.content`, `Document ${d} text about topic ${i}. `.repeat(8));
-      r.setAttribute(`retrieval.documents.${d}.document.id`, `doc-${d}`);
-      r.setAttribute(`retrieval.documents.${d}.document.score`, 0.9 - d / 10);
-    }
+    setRetrievedDocuments(r, (d) => `Document ${d} text about topic ${i}. `.repeat(8));
     r.end();
     const l = tracer.startSpan('ChatCompletion', {
       attributes: {
