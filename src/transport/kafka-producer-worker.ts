@@ -20,12 +20,14 @@ export interface ProducerThreadData {
   section: KafkaSection;
 }
 
+/** A request the producer thread answers with `done` (the main thread adds the `id`). */
+export type ProducerThreadCommand = { type: 'connect' | 'flush' } | { type: 'shutdown'; deadlineMs: number };
+
 /** Main thread → producer thread. */
 export type ProducerThreadRequest =
   /** Triplets to send: `keys[i]` (the trace id) and `values[i]` (the triplet's JSON). */
   | { type: 'messages'; keys: string[]; values: string[] }
-  | { type: 'connect' | 'flush'; id: number }
-  | { type: 'shutdown'; id: number; deadlineMs: number };
+  | (ProducerThreadCommand & { id: number });
 
 /** Producer thread → main thread. */
 export type ProducerThreadReply =

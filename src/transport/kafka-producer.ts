@@ -10,7 +10,7 @@
  */
 import type { Worker } from 'node:worker_threads';
 import type { KafkaSection } from './kafka-client.ts';
-import type { ProducerThreadData, ProducerThreadReply, ProducerThreadRequest } from './kafka-producer-worker.ts';
+import type { ProducerThreadCommand, ProducerThreadData, ProducerThreadReply, ProducerThreadRequest } from './kafka-producer-worker.ts';
 import type { TripletProducer } from './types.ts';
 import { RagwatchError } from '../errors.ts';
 import { silentLogger, type Logger } from '../log.ts';
@@ -83,7 +83,7 @@ export class KafkaTripletProducer implements TripletProducer {
 
   /** Starts the thread and connects eagerly. Rejects when the cluster is unreachable (sending retries anyway). */
   connect(): Promise<void> {
-    return this.#request({ type: 'connect', id: 0 });
+    return this.#request({ type: 'connect' });
   }
 
   send(triplet: SampledTriplet): boolean {
@@ -116,14 +116,14 @@ export class KafkaTripletProducer implements TripletProducer {
    */
   forceFlush(timeoutMs?: number): Promise<void> {
     if (this.depth === 0) return Promise.resolve();
-    return this.#request({ type: 'flush', id: 0 }, timeoutMs).catch(() => undefined);
+    return this.#request({ type: 'flush' }, timeoutMs).catch(() => undefined);
   }
 
   /** Flushes for up to `deadlineMs` (default 5000), drops and counts the rest, stops the thread. Idempotent. */
   shutdown(deadlineMs = 5_000): Promise<void> {
     this.#shutdown ??= (async () => {
       this.#closed = true;
-      if (this.#worker !== undefined) await this.#request({ type: 'shutdown', id: 0, deadlineMs }, deadlineMs + SHUTDOWN_SLACK_MS).catch(() => undefined);
+      if (this.#worker !== undefined) await this.#request({ type: 'shutdown', deadlineMs }, deadlineMs + SHUTDOWN_SLACK_MS).catch(() => undefined);
       clearTimeout(this.#retryTimer);
       const worker = this.#worker;
       this.#worker = undefined;
@@ -152,7 +152,7 @@ export class KafkaTripletProducer implements TripletProducer {
   }
 
   /** Sends a request to the thread; past `timeoutMs` it resolves unanswered (the answer is then ignored). */
-  async #request(request: Extract<ProducerThreadRequest, { id: number }>, timeoutMs?: number): Promise<void> {
+  async #request(command: ProducerThreadCommand, timeoutMs?: number): Promise<void> {
     let worker = this.#thread();
     // Right after a crash the thread restarts after a pause: wait for it rather than answer early.
     while (worker === undefined) {
@@ -166,7 +166,7 @@ export class KafkaTripletProducer implements TripletProducer {
     if (this.#requests.size === 0) worker.ref();
     return new Promise<void>((resolve, reject) => {
       this.#requests.set(id, { resolve, reject });
-      worker.postMessage({ ...request, id });
+      worker.postMessage({ ...command, id } satisfies ProducerThreadRequest);
       if (timeoutMs !== undefined) setTimeout(() => this.#settle(id), timeoutMs).unref();
     });
   }
