@@ -9,6 +9,7 @@ import { lastOfRole, str } from './attributes.ts';
 import { latencyOf } from './latency.ts';
 import { MAX_DATE_MS } from './otlp/any-value.ts';
 import type { PromptSources } from './mappers/custom.ts';
+import { declaredNonGeneration, nonGenerationOperation, type NonGenerationOperation } from './operation.ts';
 import { textFromValue } from './mappers/openinference.ts';
 import type { CapturedLog, CapturedSpan, ConventionMapper, GenerationFields, GenerationOutcome, MissingField, OutcomeExplanation, RetrievalFields, SpanRole } from './types.ts';
 import type { Source, Triplet } from '../triplet.ts';
@@ -22,6 +23,8 @@ export interface BuildOptions {
   maxTextChars: number;
   /** Reads sources out of a generation's prompt when no retrieval span has them (`capture.custom.prompt*`). */
   promptSources?: (messages: ReadonlyArray<{ role: string; content: string }>) => PromptSources | undefined;
+  /** Told of every model call that is not a generation (embedding, rerank, moderation, tool…): never a triplet. */
+  onIgnored?: (span: CapturedSpan, operation: NonGenerationOperation) => void;
 }
 
 /** Stable triplet id: hash of trace id + generation span id. */
@@ -41,12 +44,14 @@ interface Retrieval {
   fields: RetrievalFields;
 }
 
-function classify(span: CapturedSpan, mappers: readonly ConventionMapper[]): Classified | undefined {
+/** A span's role, or the non-generation operation it is (an embedding call a mapper took for a generation). */
+function classify(span: CapturedSpan, mappers: readonly ConventionMapper[]): Classified | NonGenerationOperation | undefined {
   for (const mapper of mappers) {
     const role = mapper.role(span);
+    if (role === 'generation') return nonGenerationOperation(span) ?? { span, mapper, role };
     if (role) return { span, mapper, role };
   }
-  return undefined;
+  return declaredNonGeneration(span);
 }
 
 const DAY_MS = 86_400_000;
@@ -186,6 +191,10 @@ export function buildTriplets(spans: readonly CapturedSpan[], options: BuildOpti
   for (const s of spans) {
     const c = classify(s, options.mappers);
     if (c === undefined) continue;
+    if (typeof c === 'string') {
+      if (!contextOnly.has(s.spanId)) options.onIgnored?.(s, c);
+      continue;
+    }
     if (c.role === 'retrieval') retrieving.push(c);
     // Generations assembled before (late-span reassembly) are context only: no second outcome.
     else if (!contextOnly.has(s.spanId)) generations.push(c);

@@ -8,6 +8,7 @@ import { buildTriplets, type BuildOptions } from './build-triplets.ts';
 import { createPromptSourceExtractor } from './mappers/custom.ts';
 import { createMappers } from './mappers/index.ts';
 import { createRedactor, redactOutcome } from './redaction/redact-outcome.ts';
+import type { NonGenerationOperation } from './operation.ts';
 import type { TripletRedactor } from './redaction/types.ts';
 import type { CapturedLog, CapturedSpan, ConventionMapper, GenerationOutcome } from './types.ts';
 import type { RagwatchConfig } from '../config/schema.ts';
@@ -24,6 +25,8 @@ export interface CaptureOptions {
   /** Receives every outcome, including incomplete ones (for `extract --explain`). */
   onOutcome?: (outcome: GenerationOutcome) => void;
   mappers?: readonly ConventionMapper[];
+  /** Told of every model-call span that is not a generation (counted as `ignored`, never a triplet). */
+  onIgnored?: (span: CapturedSpan, operation: NonGenerationOperation) => void;
   /** PII redaction policy (the `redaction` config section). Default: every built-in recognizer on. */
   redaction?: RagwatchConfig['redaction'];
   /** Sweep period, milliseconds. Default: a quarter of `traceIdleMs`, at least 50. */
@@ -56,7 +59,15 @@ export class Capture {
     this.#routes = new LabelBound(20, c.routes);
     this.#onOutcome = options.onOutcome;
     this.#redactor = createRedactor(options.redaction);
-    this.#build = { mappers: options.mappers ?? createMappers(c.custom), defaultService: c.defaultService, maxTextChars: c.maxTextChars };
+    this.#build = {
+      mappers: options.mappers ?? createMappers(c.custom),
+      defaultService: c.defaultService,
+      maxTextChars: c.maxTextChars,
+      onIgnored: (span, operation) => {
+        this.#instruments.ignoredSpans.inc({ reason: 'not_generation', operation });
+        options.onIgnored?.(span, operation);
+      },
+    };
     const promptSources = createPromptSourceExtractor(c.custom);
     if (promptSources) this.#build.promptSources = promptSources;
     this.#assembler = new TraceAssembler(

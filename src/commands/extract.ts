@@ -54,6 +54,7 @@ export const extractCommand: Command = {
     if (positionals.length === 0) throw new ConfigError('extract: no trace file given', []);
     const config = loadConfig(values.config ? { file: values.config } : {});
     const outcomes: GenerationOutcome[] = [];
+    const ignored: string[] = [];
     const capture = new Capture({
       // Files are complete: assemble only at the end, never by idle time.
       config: { ...config.capture, traceIdleMs: 2 ** 31 - 1, traceMaxAgeMs: 2 ** 31 - 1 },
@@ -61,6 +62,7 @@ export const extractCommand: Command = {
       instruments: createInstruments({ processMetrics: false }),
       onTriplet: () => undefined,
       onOutcome: (o) => outcomes.push(o),
+      onIgnored: (span, operation) => ignored.push(`ignored    trace=${span.traceId} span=${span.spanId} "${span.name}" not a generation: ${operation}`),
       sweepIntervalMs: 2 ** 31 - 1,
     });
     let rejected = 0;
@@ -80,8 +82,9 @@ export const extractCommand: Command = {
       if (values.explain) process.stderr.write(`${explainLine(o)}\n`);
     }
     if (values.explain) {
+      for (const line of ignored) process.stderr.write(`${line}\n`);
       const n = outcomes.filter((o) => o.kind === 'triplet').length;
-      process.stderr.write(`${outcomes.length} generation span(s): ${n} triplet(s), ${outcomes.length - n} incomplete${rejected > 0 ? `; ${rejected} item(s) rejected by the decoder` : ''}\n`);
+      process.stderr.write(`${outcomes.length} generation span(s): ${n} triplet(s), ${outcomes.length - n} incomplete; ${ignored.length} other model call(s) ignored${rejected > 0 ? `; ${rejected} item(s) rejected by the decoder` : ''}\n`);
     }
   },
 };

@@ -43,6 +43,7 @@ export function createInstruments(options: InstrumentsOptions = {}) {
     logsReceived: new Counter({ name: 'ragwatch_logs_received_total', help: 'Log records received (GenAI content events).', labelNames: ['source'], registers }),
     generationsSeen: new Counter({ name: 'ragwatch_generations_seen_total', help: 'Generation (LLM) spans seen, by convention.', labelNames: ['convention'], registers }),
     captured: new Counter({ name: 'ragwatch_triplets_captured_total', help: 'Triplets assembled from traces.', labelNames: ['convention'], registers }),
+    ignoredSpans: new Counter({ name: 'ragwatch_capture_ignored_spans_total', help: 'Model-call spans that are not generations (embedding, rerank, moderation, tool, guardrail, evaluator): never triplets.', labelNames: ['reason', 'operation'], registers }),
     incomplete: new Counter({ name: 'ragwatch_triplets_incomplete_total', help: 'Generations not turned into a triplet, by the first missing field.', labelNames: ['missing'], registers }),
     redactions: new Counter({ name: 'ragwatch_redactions_total', help: 'PII occurrences replaced at capture, by entity (recognizer name).', labelNames: ['entity'], registers }),
     dropped: new Counter({ name: 'ragwatch_dropped_total', help: 'Items dropped, by pipeline stage and reason.', labelNames: ['stage', 'reason'], registers }),

@@ -176,3 +176,12 @@ export function expectTtft(t: Triplet, toleranceMs = 350): void {
   expect(t.latency.ttftMs!).toBeGreaterThanOrEqual(RAG.firstChunkDelayMs - 5);
   expect(t.latency.ttftMs!).toBeLessThan(RAG.firstChunkDelayMs + toleranceMs);
 }
+
+/** `ragwatch_capture_ignored_spans_total` by operation (model calls that are not generations). */
+export async function ignoredSpans(instruments: Instruments): Promise<Record<string, number>> {
+  const metric = await instruments.registry.getSingleMetric('ragwatch_capture_ignored_spans_total')!.get();
+  return Object.fromEntries(metric.values.map((v) => [String(v.labels.operation), v.value]));
+}
+
+/** An embeddings request as RAG apps send one to embed the query before retrieval. */
+export const EMBED_REQUEST = { model: 'text-embedding-3-small', input: RAG.query };

@@ -5,7 +5,7 @@
 import { trace } from '@opentelemetry/api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CUSTOM_DEFAULTS, createPromptSourceExtractor } from '../../../src/capture/mappers/custom.ts';
-import { contextBlock, expectRagTriplet, type Harness, maybeWriteFixture, RAG, startHarness, triplets } from '../helpers/harness.ts';
+import { contextBlock, expectRagTriplet, ignoredSpans, type Harness, maybeWriteFixture, RAG, startHarness, triplets } from '../helpers/harness.ts';
 
 let h: Harness;
 
@@ -22,6 +22,11 @@ beforeAll(async () => {
     span.setAttributes({ 'app.question': RAG.query, 'app.answer': RAG.answer, 'app.sources': JSON.stringify(RAG.docs.map((d) => ({ id: d.id, score: d.score }))) });
     span.end();
   });
+  // The app's own model-call wrapper also sets the answer attribute on an embedding call: not a generation.
+  tracer.startActiveSpan('embed-query', (span) => {
+    span.setAttributes({ 'app.question': RAG.query, 'app.answer': '', 'gen_ai.request.model': 'text-embedding-3-small' });
+    span.end();
+  });
   await h.flush();
   maybeWriteFixture('custom', h.spans.getFinishedSpans());
 });
@@ -36,6 +41,11 @@ describe('custom mapper', () => {
   it('ids and scores without content are not sources', () => {
     const incomplete = h.outcomes.filter((o) => o.kind === 'incomplete');
     expect(incomplete).toEqual([expect.objectContaining({ mapper: 'custom', missing: ['sources'] })]);
+  });
+
+  it('a span with the answer attribute on an embedding model is counted as ignored, never an outcome', async () => {
+    expect(h.outcomes).toHaveLength(2);
+    expect(await ignoredSpans(h.pipeline.instruments)).toEqual({ embedding: 1 });
   });
 });
 

@@ -8,7 +8,7 @@ import { OpenAIInstrumentation } from '@opentelemetry/instrumentation-openai';
 import type * as OpenAIv6 from 'openai-v6';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeOpenAI, type FakeOpenAI } from '../../fakes/openai-server.ts';
-import { contextBlock, expectRagTriplet, type Harness, maybeWriteFixture, RAG, RAG_REPLY, replayOtlp, startHarness, triplets } from '../helpers/harness.ts';
+import { contextBlock, EMBED_REQUEST, expectRagTriplet, ignoredSpans, type Harness, maybeWriteFixture, RAG, RAG_REPLY, replayOtlp, startHarness, triplets } from '../helpers/harness.ts';
 
 // The instrumentation patches openai < 7 only; ragwatch itself uses openai 7 (alias devDependency).
 const require = createRequire(import.meta.url);
@@ -22,6 +22,8 @@ async function ragRequest(withRetrieval: boolean): Promise<void> {
   const client = new openaiV6.OpenAI({ baseURL: fake.baseURL, apiKey: 'test' });
   await tracer.startActiveSpan('POST /ask', async (root) => {
     if (withRetrieval) {
+      // The query is embedded before retrieval (gen_ai.operation.name = embeddings): never a triplet.
+      await client.embeddings.create(EMBED_REQUEST);
       tracer
         .startSpan('retrieval docs', {
           kind: SpanKind.CLIENT,
@@ -92,7 +94,8 @@ describe('genai mapper on @opentelemetry/instrumentation-openai', () => {
     expect(await metric('ragwatch_generations_seen_total')).toMatch(/\{convention="genai"\} 2/);
     expect(await metric('ragwatch_triplets_captured_total')).toMatch(/\{convention="genai"\} 1/);
     expect(await metric('ragwatch_triplets_incomplete_total')).toMatch(/\{missing="sources"\} 1/);
-    expect(await metric('ragwatch_spans_received_total')).toMatch(/\{source="processor"\} 5/);
+    expect(await metric('ragwatch_spans_received_total')).toMatch(/\{source="processor"\} 6/);
+    expect(await ignoredSpans(h.pipeline.instruments)).toEqual({ embedding: 1 });
     expect(await metric('ragwatch_logs_received_total')).toMatch(/\{source="processor"\} 6/);
   });
 

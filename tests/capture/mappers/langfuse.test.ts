@@ -7,7 +7,7 @@ import { startActiveObservation, startObservation } from '@langfuse/tracing';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeOpenAI, type FakeOpenAI } from '../../fakes/openai-server.ts';
-import { contextBlock, expectRagTriplet, expectTtft, type Harness, maybeWriteFixture, RAG, RAG_REPLY, replayOtlp, startHarness, triplets } from '../helpers/harness.ts';
+import { contextBlock, EMBED_REQUEST, expectRagTriplet, ignoredSpans, expectTtft, type Harness, maybeWriteFixture, RAG, RAG_REPLY, replayOtlp, startHarness, triplets } from '../helpers/harness.ts';
 
 let fake: FakeOpenAI;
 let h: Harness;
@@ -21,6 +21,8 @@ beforeAll(async () => {
   const client = observeOpenAI(raw);
   await startActiveObservation('rag', async (root) => {
     root.update({ input: RAG.query });
+    // The query is embedded before retrieval: observeOpenAI records that call as a *generation*.
+    await client.embeddings.create(EMBED_REQUEST);
     const retriever = startObservation('retrieve', { input: { query: RAG.query } }, { asType: 'retriever' });
     retriever.update({ output: RAG.docs }).end();
     const stream = await client.chat.completions.create({
@@ -55,9 +57,16 @@ describe('langfuse mapper on @langfuse/tracing + @langfuse/openai', () => {
     expect(t.latency.outputTokens).toBe(RAG.outputTokens);
   });
 
+  it('the embedding call (a "generation" observation named OpenAI.embeddings) is counted as ignored, never a triplet', async () => {
+    expect(h.spans.getFinishedSpans().map((s) => s.name)).toContain('OpenAI.embeddings');
+    expect(await ignoredSpans(h.pipeline.instruments)).toEqual({ embedding: 1 });
+  });
+
   for (const encoding of ['json', 'protobuf'] as const) {
     it(`sidecar: /v1/traces (${encoding}) gives the same triplet`, async () => {
-      const { outcomes } = await replayOtlp(h.spans.getFinishedSpans(), [], encoding);
+      const { outcomes, instruments } = await replayOtlp(h.spans.getFinishedSpans(), [], encoding);
+      expect(outcomes).toHaveLength(1);
+      expect(await ignoredSpans(instruments)).toEqual({ embedding: 1 });
       const t = expectRagTriplet(triplets(outcomes)[0], { convention: 'langfuse' });
       expect(t.latency.ttftMs).toBe(triplets(h.outcomes)[0]!.latency.ttftMs);
     });

@@ -15,7 +15,7 @@ import { SimilarityPostprocessor } from 'llamaindex/postprocessors';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Source } from '../../../src/triplet.ts';
 import { bagOfWordsEmbedding, startFakeOpenAI, type FakeOpenAI } from '../../fakes/openai-server.ts';
-import { expectRagTriplet, type Harness, maybeWriteFixture, RAG, RAG_REPLY, replayOtlp, startHarness, triplets } from '../helpers/harness.ts';
+import { expectRagTriplet, ignoredSpans, type Harness, maybeWriteFixture, RAG, RAG_REPLY, replayOtlp, startHarness, triplets } from '../helpers/harness.ts';
 
 const METADATA = [
   { file_name: 'chimnabai.txt', page_label: 1 },
@@ -118,6 +118,12 @@ describe('traceloop mapper on LlamaIndex.TS (@traceloop/instrumentation-llamaind
       const chat = mine.find((s) => s.name === 'chat gpt-4o-mini')!;
       expect(chat.events).toEqual([]);
     }
+  });
+
+  it('the query-embedding task spans (base_embedding.get_query_embedding) are counted as ignored, never outcomes', async () => {
+    const embeddings = exported.getFinishedSpans().filter((s) => s.name === 'base_embedding.get_query_embedding');
+    expect(embeddings.length).toBeGreaterThanOrEqual(2);
+    expect(await ignoredSpans(h.pipeline.instruments)).toEqual({ embedding: embeddings.length });
   });
 
   it('in-process: each chat span joins its query engine retrieve task (query, nodes, metadata, scores)', () => {

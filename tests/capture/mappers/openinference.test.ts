@@ -15,7 +15,7 @@ import { ChatOpenAI } from '@langchain/openai';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeOpenAI, type FakeOpenAI } from '../../fakes/openai-server.ts';
-import { expectRagTriplet, type Harness, maybeWriteFixture, RAG, RAG_REPLY, replayOtlp, startHarness, triplets } from '../helpers/harness.ts';
+import { EMBED_REQUEST, expectRagTriplet, ignoredSpans, type Harness, maybeWriteFixture, RAG, RAG_REPLY, replayOtlp, startHarness, triplets } from '../helpers/harness.ts';
 
 /** A retriever over fixed documents; LangChain keeps ids/scores in metadata. */
 class FixedRetriever extends BaseRetriever {
@@ -55,6 +55,8 @@ beforeAll(async () => {
   let answer = '';
   for await (const chunk of await chain.stream(RAG.query)) answer += chunk;
   expect(answer).toBe(RAG.answer);
+  // An embeddings call (OpenInference span kind EMBEDDING): counted as ignored, never a triplet.
+  await new OpenAI({ baseURL: fake.baseURL, apiKey: 'test' }).embeddings.create(EMBED_REQUEST);
   await h.flush();
   maybeWriteFixture('openinference', h.spans.getFinishedSpans());
 });
@@ -83,6 +85,11 @@ describe('openinference mapper on LangChain.js + OpenAI instrumentations', () =>
     const outcome = h.outcomes.find((o) => o.kind === 'incomplete');
     expect(outcome).toMatchObject({ kind: 'incomplete', mapper: 'openinference', missing: ['sources'], spanId: clientSpan!.spanContext().spanId });
     expect(h.outcomes).toHaveLength(2);
+  });
+
+  it('the EMBEDDING span of an embeddings call is counted as ignored, never an outcome', async () => {
+    expect(h.spans.getFinishedSpans().some((s) => s.attributes['openinference.span.kind'] === 'EMBEDDING')).toBe(true);
+    expect(await ignoredSpans(h.pipeline.instruments)).toEqual({ embedding: 1 });
   });
 
   for (const encoding of ['json', 'protobuf'] as const) {

@@ -5,11 +5,11 @@
  */
 import { createOpenAI } from '@ai-sdk/openai';
 import { OpenTelemetry } from '@ai-sdk/otel';
-import { registerTelemetry, stepCountIs, streamText, tool } from 'ai';
+import { embed, registerTelemetry, stepCountIs, streamText, tool } from 'ai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { startFakeOpenAI, type FakeOpenAI } from '../../fakes/openai-server.ts';
-import { expectRagTriplet, expectTtft, type Harness, maybeWriteFixture, RAG, RAG_REPLY, replayOtlp, startHarness, triplets } from '../helpers/harness.ts';
+import { EMBED_REQUEST, expectRagTriplet, ignoredSpans, expectTtft, type Harness, maybeWriteFixture, RAG, RAG_REPLY, replayOtlp, startHarness, triplets } from '../helpers/harness.ts';
 
 let fake: FakeOpenAI;
 let h: Harness;
@@ -34,6 +34,8 @@ beforeAll(async () => {
   let text = '';
   for await (const c of result.textStream) text += c;
   expect(text).toBe(RAG.answer);
+  // The query embedded through the GenAI integration (gen_ai.operation.name = embeddings): never a triplet.
+  await embed({ model: openai.embedding(EMBED_REQUEST.model), value: RAG.query });
   await h.flush();
   maybeWriteFixture('vercel-ai-v7', h.spans.getFinishedSpans());
 });
@@ -54,6 +56,12 @@ describe('genai mapper on ai@7 + @ai-sdk/otel', () => {
     expect(t!.latency.tpotMs).toBeGreaterThan(0);
     // The tool-calling chat span ended before the tool ran and has no answer text: incomplete, never emitted.
     expect(h.outcomes.filter((o) => o.kind === 'incomplete')).toEqual([expect.objectContaining({ missing: ['sources', 'response'] })]);
+  });
+
+  it('embed(): the embeddings span is counted as ignored, never an outcome', async () => {
+    expect(h.outcomes).toHaveLength(2);
+    expect(h.spans.getFinishedSpans().some((s) => s.attributes['gen_ai.operation.name'] === 'embeddings')).toBe(true);
+    expect(await ignoredSpans(h.pipeline.instruments)).toMatchObject({ embedding: expect.any(Number) });
   });
 
   for (const encoding of ['json', 'protobuf'] as const) {

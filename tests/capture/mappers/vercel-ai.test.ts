@@ -3,12 +3,12 @@
  * `@ai-sdk/openai@3` (aliases `ai-v6`, `ai-sdk-openai-v3`) against the fake server: documents in
  * the prompt (custom prompt pattern), and retrieval as a tool (`ai.toolCall` result as sources).
  */
-import { stepCountIs, streamText, tool } from 'ai-v6';
+import { embed, stepCountIs, streamText, tool } from 'ai-v6';
 import { createOpenAI } from 'ai-sdk-openai-v3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { startFakeOpenAI, type FakeOpenAI } from '../../fakes/openai-server.ts';
-import { contextBlock, expectRagTriplet, expectTtft, type Harness, maybeWriteFixture, RAG, RAG_REPLY, replayOtlp, startHarness, triplets } from '../helpers/harness.ts';
+import { contextBlock, EMBED_REQUEST, expectRagTriplet, ignoredSpans, expectTtft, type Harness, maybeWriteFixture, RAG, RAG_REPLY, replayOtlp, startHarness, triplets } from '../helpers/harness.ts';
 
 const PROMPT_CONFIG = {
   capture: {
@@ -56,6 +56,8 @@ beforeAll(async () => {
   text = '';
   for await (const c of withTool.textStream) text += c;
   expect(text).toBe(RAG.answer);
+  // 3. The query embedded with ai.embed (ai.embed / ai.embed.doEmbed spans): never a triplet.
+  await embed({ model: openai.embedding(EMBED_REQUEST.model), value: RAG.query, experimental_telemetry: { isEnabled: true, functionId: 'rag-embed' } });
   await h.flush();
   maybeWriteFixture('vercel-ai', h.spans.getFinishedSpans());
 });
@@ -92,6 +94,12 @@ describe('vercel-ai mapper on ai@6 experimental_telemetry', () => {
     const first = outcomes.filter((o) => o.kind === 'incomplete');
     expect(first).toHaveLength(1);
     expect(first[0]).toMatchObject({ mapper: 'vercel-ai', missing: ['response'] });
+  });
+
+  it('ai.embed: its spans are counted as ignored, never outcomes', async () => {
+    expect(byFunction('rag-embed')).toEqual([]);
+    expect(h.spans.getFinishedSpans().map((s) => s.name)).toEqual(expect.arrayContaining(['ai.embed', 'ai.embed.doEmbed']));
+    expect(await ignoredSpans(h.pipeline.instruments)).toEqual({ embedding: 2 });
   });
 
   it('without the prompt pattern configured, documents in the prompt are not guessed: incomplete{sources}', async () => {
