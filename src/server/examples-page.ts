@@ -17,24 +17,41 @@ export function unsupportedSpans(example: Example): string[] {
   return [...claims, ...(example.record.details.unsupportedTokens ?? [])].filter((t) => t.trim() !== '');
 }
 
+const WORD_CHAR = /[\p{L}\p{N}]/u;
+
+/** True when `needle` sits at `i` in `text` as whole words: no letter or digit runs on at either edge. */
+function atWordBoundary(text: string, i: number, length: number): boolean {
+  const before = text[i - 1];
+  const after = text[i + length];
+  return !(before !== undefined && WORD_CHAR.test(before) && WORD_CHAR.test(text[i]!)) && !(after !== undefined && WORD_CHAR.test(after) && WORD_CHAR.test(text[i + length - 1]!));
+}
+
+/** Start offsets of `needle` in `haystack` as whole words (never inside a word: "to" is not in "Atoms"). */
+function wholeWordMatches(haystack: string, needle: string, text: string): number[] {
+  const out: number[] = [];
+  for (let i = haystack.indexOf(needle); needle !== '' && i >= 0; i = haystack.indexOf(needle, i + 1)) {
+    if (atWordBoundary(text, i, needle.length) && (out.length === 0 || i >= out[out.length - 1]! + needle.length)) out.push(i);
+  }
+  return out;
+}
+
 /**
- * The response with every occurrence of `spans` wrapped in `<mark class="unsupported">`, escaped.
- * Returns the spans found nowhere in the text too (a claim is often a paraphrase), to list apart.
+ * The response with every whole-word occurrence of `spans` wrapped in `<mark class="unsupported">`,
+ * escaped. Exact case first; a span found only in another case ("the tower" for "The tower") is
+ * marked case-insensitively. Returns the spans found nowhere in the text too (a claim is often a
+ * paraphrase), to list apart.
  */
 export function highlight(text: string, spans: readonly string[]): { html: string; unmatched: string[] } {
   const ranges: Array<[number, number]> = [];
   const unmatched: string[] = [];
   const lower = text.toLowerCase();
   for (const span of spans) {
-    const needle = span.trim().replace(/[.!?]+$/, '').toLowerCase();
-    let from = 0;
-    let found = false;
-    for (let i = lower.indexOf(needle, from); needle !== '' && i >= 0; i = lower.indexOf(needle, from)) {
-      ranges.push([i, i + needle.length]);
-      from = i + needle.length;
-      found = true;
-    }
-    if (!found) unmatched.push(span);
+    const needle = span.trim().replace(/[.!?]+$/, '');
+    let found = wholeWordMatches(text, needle, text);
+    // toLowerCase keeps offsets only when no character changes length (e.g. "İ"): then fall back.
+    if (found.length === 0 && lower.length === text.length) found = wholeWordMatches(lower, needle.toLowerCase(), text);
+    for (const i of found) ranges.push([i, i + needle.length]);
+    if (found.length === 0) unmatched.push(span);
   }
   ranges.sort((a, b) => a[0] - b[0]);
   let html = '';

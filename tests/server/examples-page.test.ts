@@ -24,11 +24,23 @@ const UNSUPPORTED = 'It was designed by Gustave Eiffel in 1856.';
 const TRACE_ID = '4bf92f3577b34da6a3ce929d0e0e4736';
 
 describe('highlight', () => {
-  it('marks every occurrence case-insensitively and escapes around and inside the marks', () => {
-    const { html, unmatched } = highlight('A <b>x</b> claim. A <B>X</B> CLAIM.', ['<b>x</b> claim', 'absent claim']);
-    expect(html).toBe('A <mark class="unsupported">&lt;b&gt;x&lt;/b&gt; claim</mark>. A <mark class="unsupported">&lt;B&gt;X&lt;/B&gt; CLAIM</mark>.');
+  it('marks every exact occurrence and escapes around and inside the marks', () => {
+    const { html, unmatched } = highlight('A <b>x</b> claim. A <b>x</b> claim.', ['<b>x</b> claim', 'absent claim']);
+    expect(html).toBe('A <mark class="unsupported">&lt;b&gt;x&lt;/b&gt; claim</mark>. A <mark class="unsupported">&lt;b&gt;x&lt;/b&gt; claim</mark>.');
     expect(unmatched).toEqual(['absent claim']);
     expect(escapeHtml(`"'&<>`)).toBe('&quot;&#39;&amp;&lt;&gt;');
+  });
+
+  it('marks whole words only: an unsupported "to" is not marked inside "Atoms" or "touring"', () => {
+    expect(highlight('Atoms went touring to Paris.', ['to']).html).toBe('Atoms went touring <mark class="unsupported">to</mark> Paris.');
+    expect(highlight('Atoms went touring.', ['to'])).toEqual({ html: 'Atoms went touring.', unmatched: ['to'] });
+    // "1896" is not marked inside "18960", nor "Lucas" inside "Lucasfilm".
+    expect(highlight('In 18960 Lucasfilm and Lucas met.', ['1896', 'Lucas']).html).toBe('In 18960 Lucasfilm and <mark class="unsupported">Lucas</mark> met.');
+  });
+
+  it('falls back to another case only when the exact case is absent', () => {
+    expect(highlight('The tower. the tower.', ['The tower']).html).toBe('<mark class="unsupported">The tower</mark>. the tower.');
+    expect(highlight('THE TOWER fell.', ['The tower']).html).toBe('<mark class="unsupported">THE TOWER</mark> fell.');
   });
 });
 
