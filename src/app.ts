@@ -8,7 +8,7 @@ import type { Judge } from './judges/types.ts';
 import { createInstruments } from './metrics/instruments.ts';
 import { QualityMonitor, configSummary, instrumentsOptionsFromConfig } from './metrics/quality.ts';
 import { Pipeline } from './pipeline.ts';
-import { createApiApp } from './server/api-app.ts';
+import { startHttpServers } from './server/http-servers.ts';
 import { createIngestApp } from './server/ingest-app.ts';
 import { recordIngestOutcome } from './server/ingest-metrics.ts';
 import { listen, type RunningServer } from './server/serve.ts';
@@ -20,6 +20,8 @@ export interface RunningApp {
   quality: QualityMonitor;
   otlp: RunningServer;
   http: RunningServer;
+  /** The UI server: `http` itself unless `server.uiPort` is set. */
+  ui: RunningServer;
   /** Stops ingest, finishes in-flight scoring within the grace period, closes servers. Idempotent. */
   shutdown(): Promise<void>;
 }
@@ -44,13 +46,13 @@ export async function startApp(config: RagwatchConfig, logger: Logger = silentLo
     bearerToken: server.bearerToken,
     onOutcome: (outcome) => recordIngestOutcome(pipeline.instruments, outcome),
   });
-  const api = createApiApp({ registry: pipeline.instruments.registry, ready: () => pipeline.ready, quality, summary: () => configSummary(config) });
-  const http = await listen(api, server.host, server.httpPort);
+  const servers = await startHttpServers(server, { registry: pipeline.instruments.registry, ready: () => pipeline.ready, quality, summary: () => configSummary(config) }, logger);
+  const { http } = servers;
   let otlp: RunningServer;
   try {
     otlp = await listen(ingest, server.host, server.otlpPort);
   } catch (err) {
-    await http.close();
+    await servers.close();
     throw err;
   }
   pipeline.start().then(
@@ -66,12 +68,13 @@ export async function startApp(config: RagwatchConfig, logger: Logger = silentLo
     quality,
     otlp,
     http,
+    ui: servers.ui,
     shutdown: () =>
       (stopping ??= (async () => {
         await otlp.close();
         await pipeline.shutdown();
         await quality.shutdown();
-        await http.close();
+        await servers.close();
       })()),
   };
 }

@@ -11,8 +11,7 @@ import { createLogger } from '../log.ts';
 import { createInstruments } from '../metrics/instruments.ts';
 import { QualityMonitor, configSummary, instrumentsOptionsFromConfig } from '../metrics/quality.ts';
 import { Pipeline } from '../pipeline.ts';
-import { createApiApp } from '../server/api-app.ts';
-import { listen } from '../server/serve.ts';
+import { startHttpServers } from '../server/http-servers.ts';
 import { stopOnSignals } from './lifecycle.ts';
 import type { Command } from './types.ts';
 
@@ -38,8 +37,8 @@ server.httpPort.`,
     const instruments = createInstruments(instrumentsOptionsFromConfig(config));
     const quality = new QualityMonitor({ config, instruments });
     const pipeline = new Pipeline({ config, instruments, onRecord: quality.onRecord, role: 'scorer', logger });
-    const api = createApiApp({ registry: instruments.registry, ready: () => pipeline.ready, quality, summary: () => configSummary(config) });
-    const http = await listen(api, config.server.host, config.server.httpPort);
+    const servers = await startHttpServers(config.server, { registry: instruments.registry, ready: () => pipeline.ready, quality, summary: () => configSummary(config) }, logger);
+    const { http } = servers;
     logger.info({ metrics: `http://${config.server.host}:${http.port}/metrics`, group: config.transport.kafka.groupId, judge: pipeline.judge.kind }, 'ragwatch scorer started');
     pipeline.start().then(
       () => logger.info({ judge: pipeline.judge.kind }, 'scorer consuming'),
@@ -53,7 +52,7 @@ server.httpPort.`,
       shutdown: async () => {
         await pipeline.shutdown();
         await quality.shutdown();
-        await http.close();
+        await servers.close();
       },
     });
   },

@@ -17,6 +17,8 @@ export const ENV_OVERRIDES: ReadonlyArray<{ env: string; path: string; kind: Env
   { env: 'RAGWATCH_OTLP_PORT', path: 'server.otlpPort', kind: 'number' },
   { env: 'RAGWATCH_HTTP_PORT', path: 'server.httpPort', kind: 'number' },
   { env: 'RAGWATCH_BEARER_TOKEN', path: 'server.bearerToken', kind: 'string' },
+  { env: 'RAGWATCH_API_TOKEN', path: 'server.apiToken', kind: 'string' },
+  { env: 'RAGWATCH_UI_PORT', path: 'server.uiPort', kind: 'number' },
   { env: 'RAGWATCH_TRANSPORT', path: 'transport.kind', kind: 'string' },
   { env: 'RAGWATCH_KAFKA_BROKERS', path: 'transport.kafka.brokers', kind: 'list' },
   { env: 'RAGWATCH_KAFKA_SASL_USERNAME', path: 'transport.kafka.sasl.username', kind: 'string' },

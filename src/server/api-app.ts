@@ -1,7 +1,8 @@
 /**
  * Metrics and API port: `/metrics` (Prometheus text, or OpenMetrics with exemplars when asked),
- * `/healthz` (process alive), `/readyz` (judge loaded, transport delivering), `/api/status`,
- * `/api/examples` and the `/examples` page.
+ * `/healthz` (process alive), `/readyz` (judge loaded, transport delivering) — open, for scrapers and
+ * probes — and the UI, behind {@link uiAuth}: `/api/status`, `/api/examples`, the `/examples` page
+ * and `/login`. With `server.uiPort` the UI has a port of its own ({@link createUiApp}).
  * @module
  */
 import { Hono } from 'hono';
@@ -9,6 +10,7 @@ import type { Registry } from 'prom-client';
 import type { QualityMonitor } from '../metrics/quality.ts';
 import { OPENMETRICS_CONTENT_TYPE, openMetrics, wantsOpenMetrics } from '../metrics/openmetrics.ts';
 import { renderExamplesPage } from './examples-page.ts';
+import { uiAuth, type UiAuthOptions } from './ui-auth.ts';
 
 /** Options of {@link createApiApp}; `registry` and `ready` are required. */
 export interface ApiAppOptions {
@@ -19,6 +21,8 @@ export interface ApiAppOptions {
   quality?: QualityMonitor;
   /** Configuration summary for `/api/status` (must hold no secrets). */
   summary?: () => Record<string, unknown>;
+  /** Who may see the UI routes. Default: open, as on a loopback address without a token. */
+  auth?: UiAuthOptions;
 }
 
 /** Largest `limit` accepted by `/api/examples`. */
@@ -48,8 +52,22 @@ function parseQuery(q: (key: string) => string | undefined): { metric?: string; 
   return out;
 }
 
-/** Builds the metrics/API app. */
+/** Builds the metrics/API app: the open probe routes and, with `quality`, the protected UI routes. */
 export function createApiApp(options: ApiAppOptions): Hono {
+  const app = createMetricsApp(options);
+  if (options.quality) mountUi(app, options.quality, options);
+  return app;
+}
+
+/** The UI routes alone (for `server.uiPort`). */
+export function createUiApp(options: Omit<ApiAppOptions, 'registry'> & { quality: QualityMonitor }): Hono {
+  const app = new Hono();
+  mountUi(app, options.quality, options);
+  return app;
+}
+
+/** `/metrics`, `/healthz`, `/readyz`: no authentication (Prometheus and kubelet probes). */
+export function createMetricsApp(options: Pick<ApiAppOptions, 'registry' | 'ready'>): Hono {
   const app = new Hono();
   app.get('/metrics', async (c) => {
     if (wantsOpenMetrics(c.req.header('accept'))) {
@@ -60,9 +78,15 @@ export function createApiApp(options: ApiAppOptions): Hono {
   });
   app.get('/healthz', (c) => c.json({ status: 'ok' }));
   app.get('/readyz', (c) => (options.ready() ? c.json({ status: 'ready' }) : c.json({ status: 'starting' }, 503)));
+  return app;
+}
 
-  const quality = options.quality;
-  if (!quality) return app;
+function mountUi(app: Hono, quality: QualityMonitor, options: Pick<ApiAppOptions, 'ready' | 'summary' | 'auth'>): void {
+  const { guard, loginLimit, login } = uiAuth(options.auth ?? { host: '127.0.0.1' });
+  app.get('/login', login);
+  app.post('/login', loginLimit, login);
+  app.use('/api/*', guard);
+  app.use('/examples', guard);
   const thresholds = Object.fromEntries(quality.rules.map((r) => [r.metric, r.threshold]));
 
   app.get('/api/status', (c) => c.json({ ready: options.ready(), config: options.summary?.() ?? {}, ...quality.status() }));
@@ -76,7 +100,6 @@ export function createApiApp(options: ApiAppOptions): Hono {
     const q = parseQuery((k) => c.req.query(k));
     if (typeof q === 'string') return c.text(q, 400);
     const html = renderExamplesPage(quality.examples.query(q), { ...(q.metric ? { metric: q.metric } : {}), ...(q.below !== undefined ? { below: q.below } : {}), thresholds });
-    return c.html(html, 200, { 'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'", 'X-Content-Type-Options': 'nosniff' });
+    return c.html(html, 200, { 'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'", 'X-Content-Type-Options': 'nosniff', 'Cache-Control': 'no-store' });
   });
-  return app;
 }

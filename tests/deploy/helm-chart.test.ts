@@ -100,10 +100,22 @@ describe('helm chart', () => {
 
     it('ServiceMonitor selects every Service by its labels and named metrics port; Services select the pods', () => {
       const [monitor] = ofKind<ServiceMonitorObj>(objects, 'ServiceMonitor');
-      const services = ofKind<ServiceObj>(objects, 'Service');
+      const all = ofKind<ServiceObj>(objects, 'Service');
       const deployments = ofKind<DeploymentObj>(objects, 'Deployment');
+      // The UI Services (users' content) are never selected by the ServiceMonitor; the metrics Services all are.
+      const ui = all.filter((svc) => svc.metadata.name.endsWith('-ui'));
+      for (const svc of ui) {
+        expect(selects(monitor!.spec.selector.matchLabels, svc.metadata.labels), svc.metadata.name).toBe(false);
+        expect(svc.spec.ports.map((p) => p.name)).toEqual(['ui']);
+        const pods = deployments.filter((d) => selects(svc.spec.selector, d.spec.template.metadata.labels));
+        expect(pods.length, `pods behind ${svc.metadata.name}`).toBe(1);
+        expect(pods[0]!.spec.template.spec.containers[0]!.ports!.map((p) => p.name)).toContain('ui');
+      }
+      expect(ui.length).toBe(1);
+      const services = all.filter((svc) => !ui.includes(svc));
       expect(services.length).toBe(deployments.length);
       for (const svc of services) {
+        expect(svc.spec.ports.map((p) => p.name)).not.toContain('ui');
         expect(selects(monitor!.spec.selector.matchLabels, svc.metadata.labels), svc.metadata.name).toBe(true);
         for (const ep of monitor!.spec.endpoints) expect(svc.spec.ports.map((p) => p.name)).toContain(ep.port);
         const pods = deployments.filter((d) => selects(svc.spec.selector, d.spec.template.metadata.labels));
@@ -180,6 +192,17 @@ describe('helm chart', () => {
     }
     const single = helmTemplate([]);
     expect(ofKind<DeploymentObj>(single, 'Deployment').map((d) => d.spec.template.spec.containers[0]!.args)).toEqual([['start']]);
+  });
+
+  it('the UI gets its own port and token Secret; without a Secret the pods get no token (and refuse the UI)', () => {
+    const env = (objects: K8sObject[]) => ofKind<DeploymentObj>(objects, 'Deployment')[0]!.spec.template.spec.containers[0]!.env!;
+    expect(env(helmTemplate([]))).toContainEqual({ name: 'RAGWATCH_UI_PORT', value: '9465' });
+    expect(env(helmTemplate([])).map((e) => e.name)).not.toContain('RAGWATCH_API_TOKEN');
+    expect(env(helmTemplate(['--set', 'ui.apiToken.secretName=ragwatch-ui']))).toContainEqual({ name: 'RAGWATCH_API_TOKEN', valueFrom: { secretKeyRef: { name: 'ragwatch-ui', key: 'token' } } });
+    const split = helmTemplate(['-f', join(ROOT, 'helm', 'examples', 'kafka-split.values.yaml')]);
+    const collector = ofKind<DeploymentObj>(split, 'Deployment').find((d) => d.spec.template.spec.containers[0]!.args![0] === 'collector')!;
+    expect(collector.spec.template.spec.containers[0]!.env!.map((e) => e.name)).not.toContain('RAGWATCH_UI_PORT');
+    expect(ofKind<ServiceObj>(split, 'Service').map((s) => s.metadata.name).sort()).toEqual(['rw-ragwatch-collector', 'rw-ragwatch-scorer', 'rw-ragwatch-scorer-ui']);
   });
 
   it('adds additionalLabels to the ServiceMonitor and PrometheusRule (kube-prometheus-stack `release`)', () => {

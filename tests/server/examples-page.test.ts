@@ -22,6 +22,9 @@ import { ROOT } from '../helpers/process.ts';
 
 const UNSUPPORTED = 'It was designed by Gustave Eiffel in 1856.';
 const TRACE_ID = '4bf92f3577b34da6a3ce929d0e0e4736';
+const WORDS_TRACE_ID = '5cf92f3577b34da6a3ce929d0e0e4737';
+const WORDS_ANSWER = 'Atoms went touring to Paris.';
+const TOKEN = 'browser-test-token-0123456789';
 
 describe('highlight', () => {
   it('marks every exact occurrence and escapes around and inside the marks', () => {
@@ -69,7 +72,18 @@ describe.skipIf(!haveBinaries('examples page in Chromium', 'chromium'))('example
       sampling: { weight: 1, stratum: 'default', rule: 'test' },
     };
     await scorer.handle(triplet);
-    server = await listen(createApiApp({ registry: instruments.registry, ready: () => true, quality }), '127.0.0.1', 0);
+    // An embedded-judge record whose unsupported token "to" also occurs inside "Atoms" and "touring".
+    const words: SampledTriplet = { ...triplet, id: 'ex-2', traceId: WORDS_TRACE_ID, response: WORDS_ANSWER, convention: 'custom' };
+    quality.onRecord(
+      {
+        tripletId: words.id, traceId: words.traceId, service: words.service, stratum: 'default', weight: 1, timestamp: words.timestamp,
+        judge: { kind: 'embedded' }, scores: { grounding_lexical: 0.5 }, skipped: {},
+        details: { claims: [], subQuestions: [], sources: [], redundantSentences: [], unsupportedTokens: ['to'] },
+        diagnosis: [], usage: { calls: 0, inputTokens: 0, outputTokens: 0, durationMs: 0 },
+      },
+      words,
+    );
+    server = await listen(createApiApp({ registry: instruments.registry, ready: () => true, quality, auth: { host: '127.0.0.1', apiToken: TOKEN } }), '127.0.0.1', 0);
     const executablePath = existsSync('/usr/lib/chromium/chromium') ? '/usr/lib/chromium/chromium' : which('chromium')!;
     // A fresh profile directory per run (launchPersistentContext passes it as --user-data-dir).
     browser = await chromium.launchPersistentContext(profile, {
@@ -93,8 +107,13 @@ describe.skipIf(!haveBinaries('examples page in Chromium', 'chromium'))('example
       dialogs.push(d.message());
       void d.dismiss();
     });
-    const res = await page.goto(`http://127.0.0.1:${server!.port}/examples?metric=groundedness&below=0.7`);
+    // Without a session the page is the sign-in form (401); the token signs in and returns to the page.
+    const refused = await page.goto(`http://127.0.0.1:${server!.port}/examples?metric=groundedness&below=0.7`);
+    expect(refused?.status()).toBe(401);
+    await page.locator('input[name="token"]').fill(TOKEN);
+    const [res] = await Promise.all([page.waitForNavigation(), page.locator('button[type="submit"]').click()]);
     expect(res?.status()).toBe(200);
+    expect(page.url()).toMatch(/\/examples\?metric=groundedness&below=0\.7$/);
     const marks = page.locator('article mark.unsupported');
     expect(await marks.count()).toBeGreaterThanOrEqual(1);
     const texts = await marks.allInnerTexts();
@@ -120,5 +139,17 @@ describe.skipIf(!haveBinaries('examples page in Chromium', 'chromium'))('example
     const png = readFileSync(file);
     expect(png.subarray(1, 4).toString()).toBe('PNG');
     expect(png.length).toBeGreaterThan(5_000);
+  }, 30_000);
+
+  it('marks an unsupported word only where it stands as a word, not inside "Atoms" or "touring"', async () => {
+    const page = await browser!.newPage();
+    // The session cookie from the sign-in above is shared by the context.
+    const res = await page.goto(`http://127.0.0.1:${server!.port}/examples?metric=grounding_lexical`);
+    expect(res?.status()).toBe(200);
+    const answer = page.locator('article', { hasText: 'Atoms went touring' }).locator('.answer');
+    expect(await answer.innerText()).toBe(`A: ${WORDS_ANSWER}`);
+    expect(await answer.locator('mark.unsupported').allInnerTexts()).toEqual(['to']);
+    expect(await answer.innerHTML()).toBe('<b>A:</b> Atoms went touring <mark class="unsupported">to</mark> Paris.');
+    await answer.screenshot({ path: join(ROOT, 'tests/.artifacts/examples-whole-words.png') });
   }, 30_000);
 });

@@ -47,10 +47,10 @@ app.kubernetes.io/instance: {{ .Release.Name }}
 {{/* Roles deployed in the current mode, with their CLI command and whether they serve OTLP. */}}
 {{- define "ragwatch.roles" -}}
 {{- if eq .Values.mode "split" }}
-- {name: collector, command: collector, otlp: true, values: collector}
-- {name: scorer, command: scorer, otlp: false, values: scorer}
+- {name: collector, command: collector, otlp: true, ui: false, values: collector}
+- {name: scorer, command: scorer, otlp: false, ui: true, values: scorer}
 {{- else }}
-- {name: all-in-one, command: start, otlp: true, values: allInOne}
+- {name: all-in-one, command: start, otlp: true, ui: true, values: allInOne}
 {{- end }}
 {{- end }}
 

@@ -15,6 +15,17 @@ export const serverSection = z
     maxBodyBytes: z.number().int().positive().default(16 * 1024 * 1024),
     /** Optional bearer token required on `/v1/*` (constant-time compare; missing or wrong → 401). Default: none. */
     bearerToken: z.string().min(16).optional(),
+    /**
+     * Token required by everything that shows users' content — `/examples`, `/api/*` — as
+     * `Authorization: Bearer <token>` or through the sign-in form at `/login` (a session cookie).
+     * `/metrics`, `/healthz`, `/readyz` stay open. Default: none (then the UI is served on a loopback
+     * `host` only).
+     */
+    apiToken: z.string().min(16).optional(),
+    /** Serve the UI without a token on a non-loopback `host` (not recommended). Default false. */
+    allowUnauthenticatedUi: z.boolean().default(false),
+    /** Port of its own for the UI and `/api/*` (so the scraped port carries only metrics). Default: unset, served on `httpPort`. */
+    uiPort: port.optional(),
     /** Time allowed to receive one OTLP request body, milliseconds (over it → 408). Default 10000. */
     requestTimeoutMs: z.number().int().positive().default(10_000),
     /** Concurrent OTLP requests before answering 503 with Retry-After. Default 64. */

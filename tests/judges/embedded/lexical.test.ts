@@ -8,6 +8,20 @@ describe('grounding_lexical', () => {
     expect(t.entities).toEqual(['March', 'Chimnabai I', 'Sayajirao Gaekwad III of Baroda State']);
   });
 
+  it('a correct answer is not marked down for a sentence start, and no entity crosses a full stop', () => {
+    const answer = 'The game was played at Lucas Oil Stadium. To date, it is the only Super Bowl held there.';
+    expect(checkableTokens(answer).entities).toEqual(['Lucas Oil Stadium', 'Super Bowl']);
+    const r = groundingLexical(answer, ['Super Bowl XLVI was played at Lucas Oil Stadium in Indianapolis.']);
+    expect(r).toMatchObject({ ok: true, score: 1, unsupported: [] });
+  });
+
+  it('a sentence-initial name is checked when it is uncommon or capitalised elsewhere', () => {
+    expect(checkableTokens('Tokyo hosted the games. Despite the rain, it went well.').entities).toEqual(['Tokyo']);
+    // "Bill" is a common word: checked only because the sources capitalise it mid-sentence.
+    expect(checkableTokens('Bill signed it.').entities).toEqual([]);
+    expect(checkableTokens('Bill signed it.', ['It was signed by Bill in 1990.']).entities).toEqual(['Bill']);
+  });
+
   it('lists the response tokens that appear nowhere in the sources', () => {
     const r = groundingLexical('It was completed in 1856 and named after Chimnabai I, wife of Ranjit Singh.', ['Completed in 1896, named in memory of Chimnabai I.']);
     expect(r).toMatchObject({ ok: true, unsupported: ['1856', 'Ranjit Singh'] });
