@@ -7,8 +7,8 @@
  * - `context_relevancy`: the row's own knowledge (good) vs the next row's (bad: off-topic retrieval);
  * - `answer_relevancy`: the row's right answer (good) vs the next row's (bad: off-topic answer).
  *
- * The threshold is the midpoint of the two means, rounded down to 0.05: an alert on a windowed mean
- * then fires once about half of the window looks like the bad set. Reported with it, by bootstrap
+ * The threshold is the midpoint of the two means, rounded to 0.05: an alert on a windowed mean then
+ * fires once about half of the window looks like the bad set. Reported with it, by bootstrap
  * over windows of `minSamples` (20) triplets: the false-alarm rate on all-good windows and the
  * detection rate on windows with a 50 % bad share.
  *
@@ -80,7 +80,7 @@ for (const [metric, build] of Object.entries(SETS)) {
     if (gs !== undefined) good.push(gs);
     if (bs !== undefined) bad.push(bs);
   }
-  const threshold = Math.floor(((mean(good) + mean(bad)) / 2) * 20) / 20;
+  const threshold = Math.round(((mean(good) + mean(bad)) / 2) * 20) / 20;
   console.log(JSON.stringify({
     metric,
     scored: { good: good.length, bad: bad.length },
@@ -88,6 +88,7 @@ for (const [metric, build] of Object.entries(SETS)) {
     threshold,
     window: MIN_SAMPLES,
     false_alarm_rate_all_good: belowRate(good, bad, MIN_SAMPLES, 0, threshold),
+    detection_rate_quarter_bad: belowRate(good, bad, MIN_SAMPLES, 0.25, threshold),
     detection_rate_half_bad: belowRate(good, bad, MIN_SAMPLES, 0.5, threshold),
     detection_rate_all_bad: belowRate(good, bad, MIN_SAMPLES, 1, threshold),
   }));

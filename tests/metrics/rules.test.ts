@@ -8,6 +8,7 @@ import { parse } from 'yaml';
 import { loadConfig } from '../../src/config/load.ts';
 import type { RagwatchConfig } from '../../src/config/schema.ts';
 import { alertName, generateRules, meanRecordName } from '../../src/metrics/rules.ts';
+import { EMBEDDED_METRICS, LLM_METRICS, METRIC_NAMES } from '../../src/triplet.ts';
 import { haveBinaries, promtool, scratchDir } from '../helpers/prometheus.ts';
 import { BIN, ROOT } from '../helpers/process.ts';
 
@@ -68,6 +69,18 @@ describe('generateRules', () => {
   });
 });
 
+describe('default alerts', () => {
+  it('alert on every metric a judge emits, with page severity for groundedness-type and ticket for the rest', () => {
+    const defaults = loadConfig({ env: {} });
+    const alerts = generateRules(defaults).groups.find((g) => g.name === 'ragwatch-quality-alerts')!.rules;
+    expect(alerts.map((r) => r.alert).sort()).toEqual(METRIC_NAMES.map(alertName).sort());
+    const PAGE = ['groundedness', 'faithfulness', 'hallucination_free', 'grounding_lexical'];
+    for (const metric of METRIC_NAMES) {
+      expect(defaults.alerts.metrics[metric], metric).toMatchObject({ alert: true, severity: PAGE.includes(metric) ? 'page' : 'ticket' });
+    }
+  });
+});
+
 describe.skipIf(!haveBinaries('promtool rules tests', 'promtool'))('promtool', () => {
   const s = scratchDir('ragwatch-promtool-');
   afterAll(() => s.cleanup());
@@ -79,6 +92,35 @@ describe.skipIf(!haveBinaries('promtool rules tests', 'promtool'))('promtool', (
       expect(r.status, r.stdout + r.stderr).toBe(0);
       expect(r.stdout).toMatch(/SUCCESS: \d+ rules found/);
     }
+  });
+
+  it('test rules: every default alert fires below its threshold with its severity, and not just above it', () => {
+    const defaults = loadConfig({ env: {} });
+    const rules = s.write('default-rules.yml', generateRules(defaults));
+    const lbl = (l: Record<string, string>) => `{${Object.entries(l).map(([k, v]) => `${k}="${v}"`).join(',')}}`;
+    const input: Array<{ series: string; values: string }> = [];
+    const promql: Array<Record<string, unknown>> = [];
+    for (const metric of METRIC_NAMES) {
+      const a = defaults.alerts.metrics[metric]!;
+      const judge = (EMBEDDED_METRICS as readonly string[]).includes(metric) && !(LLM_METRICS as readonly string[]).includes(metric) ? 'embedded' : 'llm';
+      // service "low": 0.1 under the threshold; service "ok": 0.05 over it; two samples a minute each.
+      for (const [service, score] of [['low', a.threshold - 0.1], ['ok', a.threshold + 0.05]] as const) {
+        const l = { metric, judge, service };
+        input.push({ series: `ragwatch_score_ratio_sum${lbl(l)}`, values: series(60, () => 2 * score) });
+        input.push({ series: `ragwatch_score_ratio_count${lbl(l)}`, values: series(60, () => 2) });
+        input.push({ series: `ragwatch_score_samples_total${lbl(l)}`, values: series(60, () => 2) });
+      }
+      const alertname = alertName(metric);
+      promql.push({
+        expr: `ALERTS{alertname="${alertname}",alertstate="firing"}`,
+        eval_time: '45m',
+        exp_samples: [{ labels: `ALERTS${lbl({ alertname, alertstate: 'firing', judge, metric, service: 'low', severity: a.severity })}`, value: 1 }],
+      });
+    }
+    const file = s.write('default_rules_test.yml', { rule_files: [rules], evaluation_interval: '30s', tests: [{ interval: '1m', input_series: input, promql_expr_test: promql }] });
+    const r = promtool(['test', 'rules', file]);
+    expect(r.status, r.stdout + r.stderr).toBe(0);
+    expect(r.stdout).toContain('SUCCESS');
   });
 
   it('test rules: fires with enough low samples, not with too few, resolves after recovery', () => {

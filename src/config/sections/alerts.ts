@@ -37,17 +37,25 @@ const notifierSchema = z
   })
   .strict();
 
-/** Default per-metric alert and diagnosis thresholds. */
+/**
+ * Default per-metric thresholds: an alert for every metric a judge emits. `page` for the
+ * groundedness-type metrics (wrong answers reach users), `ticket` for retrieval and style. The
+ * embedded judge's three are measured on HaluEval QA dev (`scripts/alert-thresholds.ts`,
+ * docs/alerts.md); the LLM judge's follow THELMA's scale (no model runs here to measure them).
+ */
 export const DEFAULT_ALERT_METRICS = {
-  groundedness: { threshold: 0.8 },
-  faithfulness: { threshold: 0.8, alert: false },
-  hallucination_free: { threshold: 0.9, alert: false },
-  grounding_lexical: { threshold: 0.7 },
-  source_precision: { threshold: 0.5, alert: false },
-  source_query_coverage: { threshold: 0.6, alert: false },
-  response_precision: { threshold: 0.6, alert: false },
-  response_query_coverage: { threshold: 0.6, alert: false },
-  response_self_distinctness: { threshold: 0.7, alert: false },
+  groundedness: { threshold: 0.8, severity: 'page' },
+  faithfulness: { threshold: 0.8, severity: 'page' },
+  hallucination_free: { threshold: 0.9, severity: 'page' },
+  grounding_lexical: { threshold: 0.8, severity: 'page' },
+  source_precision: { threshold: 0.5, severity: 'ticket' },
+  source_fact_precision: { threshold: 0.5, severity: 'ticket' },
+  source_query_coverage: { threshold: 0.6, severity: 'ticket' },
+  response_precision: { threshold: 0.6, severity: 'ticket' },
+  response_query_coverage: { threshold: 0.6, severity: 'ticket' },
+  response_self_distinctness: { threshold: 0.7, severity: 'ticket' },
+  context_relevancy: { threshold: 0.4, severity: 'ticket' },
+  answer_relevancy: { threshold: 0.2, severity: 'ticket' },
 } as const;
 
 /** Threshold alerts (generated Prometheus rules and the in-process evaluator) and diagnosis. */

@@ -55,7 +55,7 @@ const ABBREVIATIONS = new Set(
     'jan feb mar apr jun jul aug sep sept oct nov dec').split(' '),
 );
 /** A full stop, `!` or `?` (with closing quotes/brackets) then space and a capital, digit or opening quote; or a line break. */
-const SENTENCE_END = /[.!?]+["'”’)\]]*\s+(?=["'“‘(\[]?[\p{Lu}\p{N}])|\n+/gu;
+const SENTENCE_END = /[.!?]+["'”’)\]]*\s+(?=["'“‘([]?[\p{Lu}\p{N}])|\n+/gu;
 
 /**
  * Sentences for entity extraction: a full stop after an abbreviation (`Dr.`, `St.`), an initial
