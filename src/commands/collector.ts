@@ -7,7 +7,7 @@ import { parseArgs } from 'node:util';
 import { startApp } from '../app.ts';
 import { loadConfig } from '../config/load.ts';
 import { ConfigError } from '../errors.ts';
-import { createLogger } from '../log.ts';
+import { createLogger, logDestination } from '../log.ts';
 import { stopOnSignals } from './lifecycle.ts';
 import type { Command } from './types.ts';
 
@@ -28,7 +28,7 @@ buffers up to transport.kafka.producer.maxBufferMessages, dropping (and counting
     if (config.transport.kind !== 'kafka') {
       throw new ConfigError('config key "transport.kind": the collector produces to Kafka; set it to kafka (env RAGWATCH_TRANSPORT=kafka)', ['transport.kind']);
     }
-    const logger = createLogger(config.log.level);
+    const logger = createLogger(config.log.level, logDestination(config.log.format));
     const app = await startApp(config, logger, { role: 'collector' });
     stopOnSignals({ logger, graceMs: config.server.shutdownGraceMs, what: 'stop ingest, flush the producer', shutdown: () => app.shutdown() });
   },

@@ -7,7 +7,7 @@
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../config/load.ts';
 import { ConfigError } from '../errors.ts';
-import { createLogger } from '../log.ts';
+import { createLogger, logDestination } from '../log.ts';
 import { createInstruments } from '../metrics/instruments.ts';
 import { QualityMonitor, configSummary, instrumentsOptionsFromConfig } from '../metrics/quality.ts';
 import { Pipeline } from '../pipeline.ts';
@@ -32,7 +32,7 @@ server.httpPort.`,
     if (config.transport.kind !== 'kafka') {
       throw new ConfigError('config key "transport.kind": the scorer consumes from Kafka; set it to kafka (env RAGWATCH_TRANSPORT=kafka)', ['transport.kind']);
     }
-    const logger = createLogger(config.log.level);
+    const logger = createLogger(config.log.level, logDestination(config.log.format));
     // Scores are made here in split mode: windowed means, alerts, diagnosis and examples live here too.
     const instruments = createInstruments(instrumentsOptionsFromConfig(config));
     const quality = new QualityMonitor({ config, instruments });

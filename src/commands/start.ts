@@ -5,7 +5,7 @@
 import { parseArgs } from 'node:util';
 import { startApp } from '../app.ts';
 import { loadConfig } from '../config/load.ts';
-import { createLogger } from '../log.ts';
+import { createLogger, logDestination } from '../log.ts';
 import { accountingSnapshot } from '../metrics/accounting.ts';
 import { stopOnSignals } from './lifecycle.ts';
 import type { Command } from './types.ts';
@@ -19,7 +19,7 @@ export const startCommand: Command = {
   async run(argv) {
     const { values } = parseArgs({ args: argv, options: { config: { type: 'string', short: 'c' } } });
     const config = loadConfig(values.config ? { file: values.config } : {});
-    const logger = createLogger(config.log.level);
+    const logger = createLogger(config.log.level, logDestination(config.log.format));
     const app = await startApp(config, logger);
     stopOnSignals({
       logger,

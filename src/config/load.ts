@@ -29,6 +29,7 @@ export const ENV_OVERRIDES: ReadonlyArray<{ env: string; path: string; kind: Env
   { env: 'OPENAI_API_KEY', path: 'judge.apiKey', kind: 'string' },
   { env: 'OPENAI_BASE_URL', path: 'judge.baseUrl', kind: 'string' },
   { env: 'RAGWATCH_LOG_LEVEL', path: 'log.level', kind: 'string' },
+  { env: 'RAGWATCH_LOG_FORMAT', path: 'log.format', kind: 'string' },
   { env: 'RAGWATCH_REDACTION_HMAC_KEY', path: 'redaction.hmacKey', kind: 'string' },
 ];
 
