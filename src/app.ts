@@ -31,7 +31,10 @@ export async function startApp(config: RagwatchConfig, logger: Logger = silentLo
   // `start` judges in-process (role all) even with Kafka configured; `ragwatch collector` passes role collector.
   const instruments = createInstruments(instrumentsOptionsFromConfig(config));
   const quality = new QualityMonitor({ config, instruments });
-  const pipeline = new Pipeline({ config, instruments, onRecord: quality.onRecord, ...(options.judge ? { judge: options.judge } : {}), role: options.role ?? 'all', logger });
+  const role = options.role ?? 'all';
+  // Collectors forward span records for `ragwatch assembler` unless local assembly is configured (one replica only).
+  const forwardSpans = role === 'collector' && config.transport.kafka.assembly === 'spans_topic';
+  const pipeline = new Pipeline({ config, instruments, onRecord: quality.onRecord, ...(options.judge ? { judge: options.judge } : {}), role, logger, forwardSpans });
   const { server } = config;
   const ingest = createIngestApp({
     onSpans: (spans) => pipeline.ingestSpans(spans, 'otlp'),

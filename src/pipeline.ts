@@ -7,8 +7,9 @@
  * @module
  */
 import { Capture } from './capture/capture.ts';
-import { redactionForPipeline } from './capture/redaction/redact-outcome.ts';
-import type { CapturedLog, CapturedSpan, GenerationOutcome } from './capture/types.ts';
+import { SpanForwarder } from './assembly/span-forwarder.ts';
+import { createRedactor, redactionForPipeline } from './capture/redaction/redact-outcome.ts';
+import type { CapturedLog, CapturedSpan, GenerationOutcome, SpanSource } from './capture/types.ts';
 import type { RagwatchConfig } from './config/schema.ts';
 import { EmbeddedJudge } from './judges/embedded/embedded-judge.ts';
 import { EndpointEmbedder } from './judges/llm/endpoint-embedder.ts';
@@ -55,6 +56,11 @@ export interface PipelineOptions {
   role?: PipelineRole;
   /** Logger for transport warnings. Default silent. */
   logger?: Logger;
+  /**
+   * Collector role with Kafka: send compact redacted span records to the spans topic for
+   * `ragwatch assembler` instead of assembling here (`transport.kafka.assembly: spans_topic`).
+   */
+  forwardSpans?: boolean;
 }
 
 /**
@@ -93,8 +99,10 @@ export class Pipeline {
   readonly capture: Capture;
   readonly sampler: Sampler;
   readonly role: PipelineRole;
-  /** Where sampled triplets go (absent in the scorer role). */
+  /** Where sampled triplets go (absent in the scorer role and when forwarding spans). */
   readonly producer: TripletProducer | undefined;
+  /** Split assembly: where a collector's spans go instead of local capture. */
+  readonly forwarder: SpanForwarder | undefined;
   /** Where triplets to score come from (absent in the collector role). */
   readonly consumer: TripletConsumer | undefined;
   readonly judge: Judge;
@@ -134,7 +142,9 @@ export class Pipeline {
       this.consumer = this.role === 'collector' ? undefined : this.#memory;
     } else {
       const section = config.transport.kafka;
-      if (this.role !== 'scorer') this.producer = this.#kafkaTriplets = new KafkaTripletProducer({ section, instruments: this.instruments, logger });
+      if (options.forwardSpans && this.role === 'collector') {
+        this.forwarder = new SpanForwarder({ section, instruments: this.instruments, redactor: createRedactor(redactionForPipeline(config)), maxTextChars: config.capture.maxTextChars, logger });
+      } else if (this.role !== 'scorer') this.producer = this.#kafkaTriplets = new KafkaTripletProducer({ section, instruments: this.instruments, logger });
       if (this.role !== 'collector') {
         const kafka = createKafka(section, logger);
         // Scores and DLQ entries are sent directly (acknowledged before the offset commit), never buffered.
@@ -165,6 +175,7 @@ export class Pipeline {
   start(): Promise<void> {
     this.#started ??= (async () => {
       await this.#kafkaTriplets?.connect().catch(() => undefined);
+      await this.forwarder?.connect().catch(() => undefined);
       if (!this.consumer) return;
       await Promise.all([this.judge.init(), this.companion?.init()]);
       await this.consumer.start(this.scorer.handle);
@@ -173,13 +184,13 @@ export class Pipeline {
   }
 
   /** Feeds finished spans into capture. Never throws. */
-  ingestSpans(spans: readonly CapturedSpan[], source: 'otlp' | 'processor'): void {
-    this.capture.addSpans(spans, source);
+  ingestSpans(spans: readonly CapturedSpan[], source: SpanSource): void {
+    (this.forwarder ?? this.capture).addSpans(spans, source);
   }
 
   /** Feeds log records (GenAI content events) into capture. Never throws. */
-  ingestLogs(logs: readonly CapturedLog[], source: 'otlp' | 'processor'): void {
-    this.capture.addLogs(logs, source);
+  ingestLogs(logs: readonly CapturedLog[], source: SpanSource): void {
+    (this.forwarder ?? this.capture).addLogs(logs, source);
   }
 
   /** Assembles buffered traces and waits until everything sampled so far is scored. */
@@ -190,6 +201,7 @@ export class Pipeline {
     // While Kafka is down its buffer cannot drain: never hang the host's forceFlush past the grace period.
     if (this.#kafkaTriplets) await this.#kafkaTriplets.forceFlush(this.config.server.shutdownGraceMs);
     else await this.producer?.forceFlush();
+    await this.forwarder?.forceFlush(this.config.server.shutdownGraceMs);
     await this.consumer?.forceFlush();
   }
 
@@ -213,6 +225,7 @@ export class Pipeline {
         }
       } else {
         await this.#kafkaTriplets?.shutdown(Math.max(100, Math.floor(graceMs / 2)));
+        await this.forwarder?.shutdown(Math.max(100, Math.floor(graceMs / 2)));
         await this.consumer?.shutdown();
         await this.#kafkaOut?.shutdown(1_000);
       }

@@ -78,15 +78,23 @@ export class TraceAssembler {
   #recentItems = 0;
   readonly #onTrace: TraceHandler;
   readonly #onDrop: (reason: AssemblerDropReason) => void;
+  readonly #onLate: (() => void) | undefined;
 
   /**
    * @param onTrace receives each assembled request's spans and logs (must not throw)
    * @param onDrop counts dropped items
+   * @param onLate counts spans of a trace that was already assembled (must not throw)
    */
-  constructor(options: AssemblerOptions, onTrace: TraceHandler, onDrop: (reason: AssemblerDropReason) => void) {
+  constructor(options: AssemblerOptions, onTrace: TraceHandler, onDrop: (reason: AssemblerDropReason) => void, onLate?: () => void) {
     this.#options = options;
     this.#onTrace = onTrace;
     this.#onDrop = onDrop;
+    this.#onLate = onLate;
+  }
+
+  /** True while spans of `traceId` wait in a group to be assembled. */
+  isBuffered(traceId: string): boolean {
+    return this.#groups.has(this.#keyOf(traceId));
   }
 
   /** Requests (groups of traces) currently buffered. */
@@ -108,6 +116,7 @@ export class TraceAssembler {
       }
       pending = { spans: [], logs: [], firstMs: nowMs, lastMs: nowMs, traceIds: new Set<string>().add(traceId), context: undefined, seeded: 0 };
       const recent = this.#recent.get(traceId);
+      if (recent) this.#onLate?.();
       // A trace reassembled over and over stops carrying context at twice the per-trace bound.
       if (recent && recent.expiresMs > nowMs && recent.spans.length + recent.logs.length < 2 * this.#options.maxSpansPerTrace) {
         this.#recent.delete(traceId);

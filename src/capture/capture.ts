@@ -10,7 +10,7 @@ import { createMappers } from './mappers/index.ts';
 import { createRedactor, redactOutcome } from './redaction/redact-outcome.ts';
 import type { NonGenerationOperation } from './operation.ts';
 import type { TripletRedactor } from './redaction/types.ts';
-import type { CapturedLog, CapturedSpan, ConventionMapper, GenerationOutcome } from './types.ts';
+import type { CapturedLog, CapturedSpan, ConventionMapper, GenerationOutcome, SpanSource } from './types.ts';
 import type { RagwatchConfig } from '../config/schema.ts';
 import type { Instruments } from '../metrics/instruments.ts';
 import { LabelBound } from '../metrics/label-bound.ts';
@@ -74,6 +74,7 @@ export class Capture {
       { maxTraces: c.maxTraces, maxSpansPerTrace: c.maxSpansPerTrace, maxBufferedSpans: c.maxBufferedSpans, traceIdleMs: c.traceIdleMs, traceMaxAgeMs: c.traceMaxAgeMs, joinAttributes: c.joinAttributes, joinLinks: c.joinLinks },
       (spans, logs, contextOnly) => this.#assemble(spans, logs, contextOnly),
       (reason) => this.#instruments.dropped.inc({ stage: 'capture', reason }),
+      () => this.#instruments.lateSpans.inc(),
     );
     const interval = options.sweepIntervalMs ?? Math.max(50, Math.floor(c.traceIdleMs / 4));
     this.#timer = setInterval(() => this.#assembleWith(() => this.#assembler.sweep()), interval);
@@ -82,17 +83,22 @@ export class Capture {
   }
 
   /** Buffers spans for assembly. Never throws. */
-  addSpans(spans: readonly CapturedSpan[], source: 'otlp' | 'processor'): void {
+  addSpans(spans: readonly CapturedSpan[], source: SpanSource): void {
     this.#instruments.spansReceived.inc({ source }, spans.length);
     for (const span of spans) this.#assembler.add(span);
     this.#instruments.queueSize.set({ stage: 'capture_traces' }, this.#assembler.size);
   }
 
   /** Buffers log records (GenAI content events) to be joined with their spans. Never throws. */
-  addLogs(logs: readonly CapturedLog[], source: 'otlp' | 'processor'): void {
+  addLogs(logs: readonly CapturedLog[], source: SpanSource): void {
     this.#instruments.logsReceived.inc({ source }, logs.length);
     for (const log of logs) this.#assembler.addLog(log);
     this.#instruments.queueSize.set({ stage: 'capture_traces' }, this.#assembler.size);
+  }
+
+  /** True while spans of `traceId` wait to be assembled (the assembler commits offsets past a trace only once it is not). */
+  isBuffered(traceId: string): boolean {
+    return this.#assembler.isBuffered(traceId);
   }
 
   /** Assembles every buffered trace now. */

@@ -39,6 +39,9 @@ export interface CapturedSpan {
   links?: Array<{ traceId: string; spanId: string }>;
 }
 
+/** Where spans come from: OTLP ingest, the in-process processor, or the spans topic (split assembly). */
+export type SpanSource = 'otlp' | 'processor' | 'kafka';
+
 /** A log record (OTel GenAI content arrives as logs), joined to its span by ids. */
 export interface CapturedLog {
   traceId?: string;

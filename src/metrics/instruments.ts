@@ -39,7 +39,10 @@ export function createInstruments(options: InstrumentsOptions = {}) {
 
   return {
     registry,
-    spansReceived: new Counter({ name: 'ragwatch_spans_received_total', help: 'Spans received, by source (otlp, processor).', labelNames: ['source'], registers }),
+    spansReceived: new Counter({ name: 'ragwatch_spans_received_total', help: 'Spans received, by source (otlp, processor, kafka: from the spans topic).', labelNames: ['source'], registers }),
+    spansForwarded: new Counter({ name: 'ragwatch_spans_forwarded_total', help: 'Span and log records acknowledged by Kafka on the spans topic (collector in split assembly).', registers }),
+    lateSpans: new Counter({ name: 'ragwatch_late_spans_total', help: 'Spans of a trace that arrived after the trace was assembled (context for their own generations only; never a second triplet for an earlier one).', registers }),
+    assemblerLag: new Gauge({ name: 'ragwatch_assembler_lag_messages', help: 'Span records behind the spans topic high watermark, by partition (assembler).', labelNames: ['partition'], registers }),
     logsReceived: new Counter({ name: 'ragwatch_logs_received_total', help: 'Log records received (GenAI content events).', labelNames: ['source'], registers }),
     generationsSeen: new Counter({ name: 'ragwatch_generations_seen_total', help: 'Generation (LLM) spans seen, by convention.', labelNames: ['convention'], registers }),
     captured: new Counter({ name: 'ragwatch_triplets_captured_total', help: 'Triplets assembled from traces.', labelNames: ['convention'], registers }),

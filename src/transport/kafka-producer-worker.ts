@@ -13,11 +13,14 @@ import type { Logger } from 'pino';
 import { BufferedKafkaProducer } from './kafka-buffered-producer.ts';
 import { createKafka, type KafkaSection } from './kafka-client.ts';
 import { errorMessage } from '../errors.ts';
-import { SCHEMA_VERSION } from '../triplet.ts';
 
 /** `workerData` of the producer thread. */
 export interface ProducerThreadData {
   section: KafkaSection;
+  /** Topic to produce to. */
+  topic: string;
+  /** `schema-version` header of every message. */
+  schemaVersion: string;
 }
 
 /** A request the producer thread answers with `done` (the main thread adds the `id`). */
@@ -38,7 +41,7 @@ export type ProducerThreadReply =
 
 const port = parentPort;
 if (!port) throw new Error('kafka-producer-worker runs as a worker thread');
-const { section } = workerData as ProducerThreadData;
+const { section, topic, schemaVersion } = workerData as ProducerThreadData;
 const post = (reply: ProducerThreadReply) => port.postMessage(reply);
 
 const logAt = (level: 'error' | 'warn' | 'info' | 'debug') => (fields: unknown, message?: string) =>
@@ -70,7 +73,7 @@ kafkajs.CompressionCodecs[kafkajs.CompressionTypes.GZIP] = () => ({
 });
 const producer = new BufferedKafkaProducer({
   kafka: createKafka(section, logger),
-  topic: section.topics.triplets,
+  topic,
   maxBufferMessages: p.maxBufferMessages,
   batchMaxMessages: p.batchMaxMessages,
   lingerMs: p.lingerMs,
@@ -86,7 +89,7 @@ const producer = new BufferedKafkaProducer({
   onSendError: () => void pending().sendErrors++,
 });
 
-const HEADERS = { 'schema-version': SCHEMA_VERSION, 'content-type': 'application/json' };
+const HEADERS = { 'schema-version': schemaVersion, 'content-type': 'application/json' };
 
 /** Answers a request once `work` settles; reports first, so the main thread's counts are final. */
 function answer(id: number, work: Promise<void>): void {

@@ -16,7 +16,16 @@ import { RagwatchError } from '../errors.ts';
 import { silentLogger, type Logger } from '../log.ts';
 import type { Instruments } from '../metrics/instruments.ts';
 import { siblingScript, startWorker } from '../threads.ts';
-import type { SampledTriplet } from '../triplet.ts';
+import { SCHEMA_VERSION, type SampledTriplet } from '../triplet.ts';
+
+/**
+ * How a producer's deliveries and drops are counted. Default (triplets): `ragwatch_triplets_produced_total`,
+ * `in_flight`, and `ragwatch_dropped_total{stage="transport"}`.
+ */
+export interface ProducerAccounting {
+  delivered(n: number): void;
+  dropped(n: number, reason: string): void;
+}
 
 /** Options of {@link KafkaTripletProducer}. */
 export interface KafkaTripletProducerOptions {
@@ -24,6 +33,12 @@ export interface KafkaTripletProducerOptions {
   instruments: Instruments;
   /** Receives kafkajs' and the send loop's logs (warn and above). Default: silent. */
   logger?: Logger;
+  /** Topic. Default `section.topics.triplets`. */
+  topic?: string;
+  /** `schema-version` header. Default: the triplet wire contract's. */
+  schemaVersion?: string;
+  /** Delivery and drop counting. Default: triplet accounting. */
+  accounting?: ProducerAccounting;
 }
 
 /** Stage label of producer drops in `ragwatch_dropped_total`. */
@@ -42,6 +57,8 @@ export class KafkaTripletProducer implements TripletProducer {
   readonly #instruments: Instruments;
   readonly #logger: Logger;
   readonly #topic: string;
+  readonly #schemaVersion: string;
+  readonly #accounting: ProducerAccounting;
   readonly #maxBytes: number;
   readonly #maxBuffer: number;
   readonly #batchMax: number;
@@ -64,7 +81,18 @@ export class KafkaTripletProducer implements TripletProducer {
     this.#section = section;
     this.#instruments = instruments;
     this.#logger = options.logger ?? silentLogger;
-    this.#topic = section.topics.triplets;
+    this.#topic = options.topic ?? section.topics.triplets;
+    this.#schemaVersion = options.schemaVersion ?? SCHEMA_VERSION;
+    this.#accounting = options.accounting ?? {
+      delivered: (n) => {
+        instruments.produced.inc(n);
+        instruments.inFlight.dec(n);
+      },
+      dropped: (n, reason) => {
+        instruments.dropped.inc({ stage: STAGE, reason }, n);
+        instruments.inFlight.dec(n);
+      },
+    };
     this.#maxBytes = section.producer.maxMessageBytes;
     this.#maxBuffer = section.producer.maxBufferMessages;
     this.#batchMax = section.producer.batchMaxMessages;
@@ -87,17 +115,22 @@ export class KafkaTripletProducer implements TripletProducer {
   }
 
   send(triplet: SampledTriplet): boolean {
+    return this.sendRecord(triplet.traceId, triplet);
+  }
+
+  /** Sends any JSON-serializable record under `key` (the trace id); the same bounds and counting as {@link send}. */
+  sendRecord(key: string, record: unknown): boolean {
     if (this.#closed) return this.#drop(1, 'shutdown');
     let value: string;
     try {
-      value = JSON.stringify(triplet);
+      value = JSON.stringify(record);
     } catch {
       return this.#drop(1, 'unserializable');
     }
     // UTF-8 is at most 3 bytes per UTF-16 unit: only measure when the cheap bound is exceeded.
     if (value.length * 3 > this.#maxBytes && Buffer.byteLength(value) > this.#maxBytes) return this.#drop(1, 'too_large');
     if (this.depth >= this.#maxBuffer) return this.#drop(1, 'buffer_full');
-    this.#keys.push(triplet.traceId);
+    this.#keys.push(key);
     this.#values.push(value);
     // Published now, not at the hand-over: a scrape between the two would see the triplet sampled but not buffered.
     this.#publishDepth();
@@ -197,7 +230,7 @@ export class KafkaTripletProducer implements TripletProducer {
       return undefined;
     }
     this.#startedAtMs = performance.now();
-    const worker = startWorker(WORKER_URL, { workerData: { section: this.#section } satisfies ProducerThreadData });
+    const worker = startWorker(WORKER_URL, { workerData: { section: this.#section, topic: this.#topic, schemaVersion: this.#schemaVersion } satisfies ProducerThreadData });
     worker.unref();
     worker.on('message', (reply: ProducerThreadReply) => this.#onReply(reply));
     worker.on('error', (err) => this.#logger.error({ err: err.message }, 'kafka producer thread failed'));
@@ -218,8 +251,7 @@ export class KafkaTripletProducer implements TripletProducer {
         const instruments = this.#instruments;
         if (reply.delivered > 0) {
           this.#handedOver -= reply.delivered;
-          instruments.produced.inc(reply.delivered);
-          instruments.inFlight.dec(reply.delivered);
+          this.#accounting.delivered(reply.delivered);
         }
         for (const [reason, n] of Object.entries(reply.dropped)) {
           this.#handedOver -= n;
@@ -251,8 +283,7 @@ export class KafkaTripletProducer implements TripletProducer {
   }
 
   #drop(count: number, reason: string): false {
-    this.#instruments.dropped.inc({ stage: STAGE, reason }, count);
-    this.#instruments.inFlight.dec(count);
+    this.#accounting.dropped(count, reason);
     return false;
   }
 }

@@ -43,7 +43,7 @@ describe.runIf(useKafka)('fault 3: scorer SIGKILL mid-batch', () => {
       server: { otlpPort: 0, httpPort: 0 },
       capture: { traceIdleMs: 200 },
       // A short session timeout so the dead scorer's partitions move to the new one quickly.
-      transport: { kind: 'kafka', kafka: { brokers: kafka!.brokers, consumer: { sessionTimeoutMs: 6_000, heartbeatIntervalMs: 1_000 } } },
+      transport: { kind: 'kafka', kafka: { brokers: kafka!.brokers, assembly: 'local', consumer: { sessionTimeoutMs: 6_000, heartbeatIntervalMs: 1_000 } } },
       judge: { kind: 'llm', baseUrl: fake.baseURL, apiKey: 'test-key', model: 'judge-model', concurrency: 2, llm: { resultCacheSize: 0, factCacheSize: 0 } },
       log: { level: 'info' },
     });

@@ -31,7 +31,7 @@ export interface RoleProcess {
 }
 
 /** Starts `ragwatch <role> -c <tmp>` and resolves once its HTTP server listens. */
-export async function startRole(role: 'collector' | 'scorer', config: Record<string, unknown>, startTimeoutMs = 30_000): Promise<RoleProcess> {
+export async function startRole(role: 'collector' | 'scorer' | 'assembler', config: Record<string, unknown>, startTimeoutMs = 30_000): Promise<RoleProcess> {
   const dir = mkdtempSync(join(tmpdir(), `ragwatch-${role}-`));
   const file = join(dir, 'ragwatch.json.yaml');
   writeFileSync(file, JSON.stringify(config));
@@ -54,7 +54,7 @@ export async function startRole(role: 'collector' | 'scorer', config: Record<str
       try {
         const rec = JSON.parse(line) as Record<string, unknown>;
         const metrics = typeof rec.metrics === 'string' ? rec.metrics.replace(/\/metrics$/, '') : undefined;
-        if (metrics && (rec.msg === 'ragwatch started' || rec.msg === 'ragwatch scorer started')) {
+        if (metrics && (rec.msg === 'ragwatch started' || rec.msg === 'ragwatch scorer started' || rec.msg === 'ragwatch assembler started')) {
           started({ api: metrics, ...(typeof rec.otlp === 'string' ? { otlp: rec.otlp } : {}) });
         }
       } catch {
@@ -103,8 +103,12 @@ export function roleConfig(brokers: string[], prefix: string, kafka: Record<stri
       kafka: {
         brokers,
         groupId: `${prefix}-scorers`,
+        assemblerGroupId: `${prefix}-assemblers`,
+        // One collector per test here: local assembly unless a test asks for the spans topic.
+        assembly: 'local',
+        assemblerCommitIntervalMs: 500,
         connectionTimeoutMs: 500,
-        topics: { triplets: `${prefix}.triplets.v1`, scores: `${prefix}.scores.v1`, dlq: `${prefix}.triplets.dlq` },
+        topics: { spans: `${prefix}.spans.v1`, triplets: `${prefix}.triplets.v1`, scores: `${prefix}.scores.v1`, dlq: `${prefix}.triplets.dlq` },
         producer: { lingerMs: 5, maxRetryBackoffMs: 300, ...producer },
         consumer: { sessionTimeoutMs: 6_000, heartbeatIntervalMs: 500, fetchMaxWaitMs: 200, ...consumer },
         ...rest,

@@ -54,4 +54,6 @@ export interface TripletRedactor {
   /** True when hmac mode runs with a per-process random key (tokens join only within this process). */
   readonly ephemeralKey: boolean;
   redact(triplet: Triplet): RedactionResult;
+  /** Redacts the strings `build` passes through (one placeholder book per call). Never throws. */
+  redactWith<T>(build: (redact: (s: string) => string) => T): { ok: true; value: T; counts: Record<string, number> } | { ok: false; reason: 'redaction_error' };
 }

@@ -100,6 +100,17 @@ export const transportSection = z
         clientId: z.string().default('ragwatch'),
         /** Consumer group of the scorers. Default `ragwatch-scorer`. */
         groupId: z.string().default('ragwatch-scorer'),
+        /**
+         * Where `ragwatch collector` assembles traces: `spans_topic` (default) produces compact redacted
+         * span records to `topics.spans` for `ragwatch assembler`, correct with any number of collectors;
+         * `local` assembles in the collector — only correct when one collector receives every span of a
+         * trace (a single replica, or an OTel Collector load-balancing by trace id in front).
+         */
+        assembly: z.enum(['spans_topic', 'local']).default('spans_topic'),
+        /** Consumer group of the assemblers (`ragwatch assembler`). Default `ragwatch-assembler`. */
+        assemblerGroupId: z.string().default('ragwatch-assembler'),
+        /** How often the assembler commits the offsets of fully assembled traces, milliseconds. Default 2000. */
+        assemblerCommitIntervalMs: z.number().int().positive().default(2_000),
         /** TCP connect timeout, milliseconds. Default 3000. */
         connectionTimeoutMs: z.number().int().positive().default(3_000),
         /** TLS settings; default off. */
@@ -108,6 +119,8 @@ export const transportSection = z
         sasl: sasl.optional(),
         topics: z
           .object({
+            /** Compact redacted span and log records, key = trace id (collector → assembler). Default `ragwatch.spans.v1`. */
+            spans: z.string().default('ragwatch.spans.v1'),
             /** Sampled triplets. Default `ragwatch.triplets.v1`. */
             triplets: z.string().default('ragwatch.triplets.v1'),
             /** Score records. Default `ragwatch.scores.v1`. */

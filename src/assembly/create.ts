@@ -1,0 +1,67 @@
+/**
+ * `ragwatch assembler`: consumer group on the spans topic → capture (the same assembler, mappers,
+ * latency, redaction, sampling and accounting as a local collector) → sampled triplets to the
+ * triplets topic. Serves `/metrics`, `/healthz`, `/readyz`.
+ * @module
+ */
+import { KafkaSpanConsumer } from './span-consumer.ts';
+import type { RagwatchConfig } from '../config/schema.ts';
+import { silentLogger, type Logger } from '../log.ts';
+import { createInstruments } from '../metrics/instruments.ts';
+import { instrumentsOptionsFromConfig } from '../metrics/quality.ts';
+import { Pipeline } from '../pipeline.ts';
+import { createMetricsApp } from '../server/api-app.ts';
+import { listen, type RunningServer } from '../server/serve.ts';
+import { BufferedKafkaProducer } from '../transport/kafka-buffered-producer.ts';
+import { createKafka } from '../transport/kafka-client.ts';
+import type { KafkaTripletProducer } from '../transport/kafka-producer.ts';
+
+/** A running assembler. */
+export interface RunningAssembler {
+  pipeline: Pipeline;
+  consumer: KafkaSpanConsumer;
+  http: RunningServer;
+  /** Stops fetching, assembles and sends what is buffered, commits, leaves the group. Idempotent. */
+  shutdown(): Promise<void>;
+}
+
+/** Starts the assembling stage of split mode. */
+export async function startAssembler(config: RagwatchConfig, logger: Logger = silentLogger): Promise<RunningAssembler> {
+  const section = config.transport.kafka;
+  const instruments = createInstruments(instrumentsOptionsFromConfig(config));
+  const pipeline = new Pipeline({ config, instruments, role: 'collector', logger });
+  const triplets = pipeline.producer as KafkaTripletProducer;
+  const graceMs = config.server.shutdownGraceMs;
+  const dlq = new BufferedKafkaProducer({ kafka: createKafka(section, logger), topic: section.topics.dlq, compression: section.producer.compression, requestTimeoutMs: section.producer.requestTimeoutMs, logger });
+  const consumer = new KafkaSpanConsumer({
+    kafka: createKafka(section, logger),
+    section,
+    instruments,
+    sink: pipeline.capture,
+    dlq,
+    flushTriplets: async () => {
+      await triplets.forceFlush(graceMs);
+      // Offsets move only past traces whose triplets Kafka has acknowledged (or that were dropped, counted).
+      if (triplets.depth > 0) throw new Error(`${triplets.depth} triplets not yet acknowledged`);
+    },
+    logger,
+  });
+  let ready = false;
+  const http = await listen(createMetricsApp({ registry: instruments.registry, ready: () => ready && consumer.running }), config.server.host, config.server.httpPort);
+  await pipeline.start();
+  void consumer.start().then(() => (ready = true));
+  logger.info({ metrics: `http://${config.server.host}:${http.port}/metrics`, group: section.assemblerGroupId, topic: section.topics.spans }, 'ragwatch assembler started');
+  let stopping: Promise<void> | undefined;
+  return {
+    pipeline,
+    consumer,
+    http,
+    shutdown: () =>
+      (stopping ??= (async () => {
+        await consumer.shutdown(() => pipeline.capture.forceFlush());
+        await pipeline.shutdown();
+        await dlq.shutdown(1_000);
+        await http.close();
+      })()),
+  };
+}

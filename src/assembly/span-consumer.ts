@@ -1,0 +1,195 @@
+/**
+ * Assembler side of split assembly: consumer group `ragwatch-assembler` on `ragwatch.spans.v1`.
+ * Partition affinity is trace affinity (records are keyed by trace id), so one member sees every
+ * span of a trace whichever collector received it. Records feed capture's own assembler; a
+ * partition's offset is committed only up to the first record of a trace that is still buffered,
+ * and only after the triplet producer has acknowledged everything assembled before — so a restart
+ * or rebalance re-reads every trace not yet turned into triplets (at-least-once; triplet ids are
+ * deterministic and the scorer de-duplicates). Bad records go to the DLQ.
+ * @module
+ */
+import type { Consumer, EachBatchPayload, Kafka, Message } from 'kafkajs';
+import { fromLogRecord, fromSpanRecord, parseAssemblyRecord } from './span-record.ts';
+import type { AssemblySink } from './types.ts';
+import type { BufferedKafkaProducer } from '../transport/kafka-buffered-producer.ts';
+import type { KafkaSection } from '../transport/kafka-client.ts';
+import { dlqMessage } from '../transport/kafka-poison.ts';
+import { errorMessage } from '../errors.ts';
+import { silentLogger, type Logger } from '../log.ts';
+import type { Instruments } from '../metrics/instruments.ts';
+
+/** Options of {@link KafkaSpanConsumer}. */
+export interface KafkaSpanConsumerOptions {
+  kafka: Kafka;
+  section: KafkaSection;
+  instruments: Instruments;
+  /** Capture, fed with decoded records. */
+  sink: AssemblySink;
+  /** Writes DLQ entries (acknowledged before the offsets past them are committed). */
+  dlq: BufferedKafkaProducer;
+  /** Resolves once every triplet assembled so far is acknowledged (or dropped, counted) by the triplet producer. */
+  flushTriplets: () => Promise<void>;
+  logger?: Logger;
+}
+
+interface PartitionState {
+  /** Trace id → offset of its first record not yet covered by a commit. */
+  pending: Map<string, bigint>;
+  /** Offset after the last record read. */
+  next: bigint | undefined;
+  committed: bigint | undefined;
+}
+
+/** Consumes span records into capture and commits what has been assembled. */
+export class KafkaSpanConsumer {
+  readonly #o: KafkaSpanConsumerOptions;
+  readonly #logger: Logger;
+  readonly #partitions = new Map<number, PartitionState>();
+  #dlq: Message[] = [];
+  #consumer: Consumer | undefined;
+  #timer: NodeJS.Timeout | undefined;
+  #committing: Promise<void> | undefined;
+  #running = false;
+  #stopped = false;
+  #shutdown: Promise<void> | undefined;
+
+  constructor(options: KafkaSpanConsumerOptions) {
+    this.#o = options;
+    this.#logger = options.logger ?? silentLogger;
+  }
+
+  /** True while consuming (for `/readyz`). */
+  get running(): boolean {
+    return this.#running;
+  }
+
+  /** Joins the group and starts consuming; retries the first connection until it works or `shutdown()`. */
+  async start(): Promise<void> {
+    const { section } = this.#o;
+    const c = section.consumer;
+    const topic = section.topics.spans;
+    for (let attempt = 1; !this.#stopped; attempt++) {
+      const consumer = this.#o.kafka.consumer({
+        groupId: section.assemblerGroupId,
+        sessionTimeout: c.sessionTimeoutMs,
+        heartbeatInterval: c.heartbeatIntervalMs,
+        maxBytesPerPartition: c.maxBytesPerPartition,
+        maxWaitTimeInMs: c.fetchMaxWaitMs,
+        allowAutoTopicCreation: true,
+      });
+      consumer.on(consumer.events.GROUP_JOIN, (event) => this.#onAssignment(event.payload.memberAssignment[topic] ?? []));
+      this.#consumer = consumer;
+      try {
+        await consumer.connect();
+        await consumer.subscribe({ topic, fromBeginning: c.fromBeginning });
+        await consumer.run({ autoCommit: false, eachBatchAutoResolve: false, eachBatch: (payload) => this.#eachBatch(payload) });
+        this.#running = !this.#stopped;
+        this.#timer = setInterval(() => void this.commit(), section.assemblerCommitIntervalMs);
+        this.#timer.unref();
+        return;
+      } catch (err) {
+        if (this.#consumer === consumer) this.#consumer = undefined;
+        await consumer.disconnect().catch(() => undefined);
+        this.#logger.warn({ attempt, err: errorMessage(err) }, 'span consumer could not start; retrying');
+        await new Promise((r) => setTimeout(r, Math.min(5_000, 250 * 2 ** Math.min(attempt, 5))));
+      }
+    }
+  }
+
+  /** Partitions lost in a rebalance are re-read by their new owner from the committed offset. */
+  #onAssignment(partitions: number[]): void {
+    this.#o.instruments.kafkaAssigned.set(partitions.length);
+    const owned = new Set(partitions);
+    for (const p of this.#partitions.keys()) if (!owned.has(p)) this.#partitions.delete(p);
+  }
+
+  #state(partition: number): PartitionState {
+    let s = this.#partitions.get(partition);
+    if (!s) this.#partitions.set(partition, (s = { pending: new Map(), next: undefined, committed: undefined }));
+    return s;
+  }
+
+  async #eachBatch(payload: EachBatchPayload): Promise<void> {
+    const { batch, resolveOffset, heartbeat } = payload;
+    const { topic, partition } = batch;
+    const { instruments, sink, section } = this.#o;
+    const state = this.#state(partition);
+    let spans = 0;
+    for (const message of batch.messages) {
+      if (this.#stopped) break;
+      const offset = BigInt(message.offset);
+      const record = message.value === null ? 'empty message' : parseAssemblyRecord(message.value);
+      if (typeof record === 'string') {
+        this.#dlq.push(dlqMessage({ message, topic, partition, error: record, stage: 'assembler', reason: 'invalid_span_record', attempts: 1, maxBytes: section.producer.maxMessageBytes }));
+        instruments.dropped.inc({ stage: 'assembler', reason: 'invalid_span_record' });
+      } else {
+        if (!state.pending.has(record.traceId)) state.pending.set(record.traceId, offset);
+        if (record.type === 'span') {
+          sink.addSpans([fromSpanRecord(record)], 'kafka');
+          spans++;
+        } else sink.addLogs([fromLogRecord(record)], 'kafka');
+      }
+      state.next = offset + 1n;
+      resolveOffset(message.offset);
+    }
+    if (state.next !== undefined) instruments.assemblerLag.set({ partition: String(partition) }, Math.max(0, Number(BigInt(batch.highWatermark) - state.next)));
+    if (spans > 0) this.#logger.debug({ partition, spans }, 'span records read');
+    await heartbeat();
+  }
+
+  /**
+   * Commits, per owned partition, the offset before the first record of the oldest trace still
+   * buffered (or after the last record read when none is) — once the triplets of everything
+   * assembled so far and the DLQ entries are acknowledged. One commit at a time.
+   */
+  commit(): Promise<void> {
+    this.#committing ??= this.#commit().finally(() => (this.#committing = undefined));
+    return this.#committing;
+  }
+
+  async #commit(): Promise<void> {
+    const { sink, section, dlq, flushTriplets } = this.#o;
+    const offsets: Array<{ partition: number; offset: bigint }> = [];
+    for (const [partition, state] of this.#partitions) {
+      let safe = state.next;
+      for (const [traceId, first] of state.pending) {
+        if (!sink.isBuffered(traceId)) state.pending.delete(traceId);
+        else if (safe === undefined || first < safe) safe = first;
+      }
+      if (safe !== undefined && (state.committed === undefined || safe > state.committed)) offsets.push({ partition, offset: safe });
+    }
+    if (offsets.length === 0 && this.#dlq.length === 0) return;
+    try {
+      // Snapshot taken first: every trace it treats as assembled has its triplets sent before this flush.
+      await flushTriplets();
+      const entries = this.#dlq;
+      this.#dlq = [];
+      if (entries.length > 0) await dlq.sendNow(section.topics.dlq, entries);
+      const consumer = this.#consumer;
+      if (!consumer || offsets.length === 0) return;
+      await consumer.commitOffsets(offsets.map(({ partition, offset }) => ({ topic: section.topics.spans, partition, offset: offset.toString() })));
+      for (const { partition, offset } of offsets) {
+        const state = this.#partitions.get(partition);
+        if (state) state.committed = offset;
+      }
+    } catch (err) {
+      // Not committed: the records are read again after a restart (at-least-once).
+      this.#logger.warn({ err: errorMessage(err) }, 'span offsets not committed; will retry');
+    }
+  }
+
+  /** Stops fetching, assembles what is buffered, commits it, leaves the group. Idempotent. */
+  shutdown(assembleAll: () => Promise<void>): Promise<void> {
+    this.#shutdown ??= (async () => {
+      this.#stopped = true;
+      this.#running = false;
+      clearInterval(this.#timer);
+      const consumer = this.#consumer;
+      consumer?.pause([{ topic: this.#o.section.topics.spans }]);
+      await assembleAll();
+      await this.commit();
+      await consumer?.disconnect().catch(() => undefined);
+    })();
+    return this.#shutdown;
+  }
+}

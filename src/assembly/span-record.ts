@@ -1,0 +1,155 @@
+/**
+ * The wire form of `ragwatch.spans.v1`: compact, redacted span and log records, keyed by trace id,
+ * so that an assembling consumer group can build triplets from spans that reached different
+ * collectors. Only what assembly and the convention mappers read travels: the span's ids, name,
+ * kind, times, attributes and events (minus infrastructure namespaces such as `http.request.header.*`,
+ * `process.*`, `host.*`), links, and the resource's service identity; every string is cut to
+ * `capture.maxTextChars` and redacted. Never the raw OTLP body.
+ * @module
+ */
+import { z } from 'zod';
+import type { AttrValue, Attributes, CapturedLog, CapturedSpan } from '../capture/types.ts';
+
+/** Schema version of the records (`schema-version` header). */
+export const SPAN_RECORD_VERSION = '1';
+
+/** Attribute namespaces no mapper, sampler or assembler reads: dropped before producing. */
+const DROPPED_PREFIXES = ['http.request.header.', 'http.response.header.', 'process.', 'host.', 'os.', 'k8s.', 'container.', 'cloud.', 'net.', 'network.', 'telemetry.', 'thread.', 'code.', 'exception.stacktrace', 'user_agent.', 'client.', 'server.', 'url.full', 'url.query'];
+/** Resource attributes kept (service identity: the `service` label and sampling rules). */
+const RESOURCE_KEYS = ['service.name', 'service.version', 'service.namespace', 'deployment.environment', 'deployment.environment.name'];
+
+const attrValue: z.ZodType<AttrValue> = z.lazy(() => z.union([z.string(), z.number(), z.boolean(), z.null(), z.array(attrValue), z.record(z.string(), attrValue)]));
+const attributes = z.record(z.string(), attrValue);
+const hex = (n: number) => z.string().regex(new RegExp(`^[0-9a-f]{${n}}$`));
+
+/** One span on the spans topic. */
+export const spanRecordSchema = z.object({
+  type: z.literal('span'),
+  traceId: hex(32),
+  spanId: hex(16),
+  parentSpanId: hex(16).optional(),
+  name: z.string(),
+  kind: z.number().int().min(0).max(5),
+  startMs: z.number(),
+  endMs: z.number(),
+  attributes,
+  events: z.array(z.object({ name: z.string(), timeMs: z.number(), attributes })),
+  droppedEventsCount: z.number().int().min(0),
+  resource: attributes,
+  scope: z.string(),
+  links: z.array(z.object({ traceId: hex(32), spanId: hex(16) })).optional(),
+});
+/** One GenAI content log record on the spans topic (joined to its span by ids). */
+export const logRecordSchema = z.object({
+  type: z.literal('log'),
+  traceId: hex(32),
+  spanId: hex(16).optional(),
+  eventName: z.string().optional(),
+  timeMs: z.number(),
+  body: attrValue.optional(),
+  attributes,
+});
+/** A record of `ragwatch.spans.v1`. */
+export const assemblyRecordSchema = z.discriminatedUnion('type', [spanRecordSchema, logRecordSchema]);
+export type SpanRecord = z.infer<typeof spanRecordSchema>;
+export type LogRecord = z.infer<typeof logRecordSchema>;
+export type AssemblyRecord = z.infer<typeof assemblyRecordSchema>;
+
+/** Rewrites every string of a value (redaction, clipping); structure and other types are kept. */
+export type StringMap = (s: string) => string;
+
+function mapValue(v: AttrValue | undefined, f: StringMap): AttrValue | undefined {
+  if (typeof v === 'string') return f(v);
+  if (Array.isArray(v)) return v.map((x) => mapValue(x, f) ?? null);
+  if (v !== null && typeof v === 'object') {
+    const out: Record<string, AttrValue> = {};
+    for (const [k, x] of Object.entries(v)) out[k] = mapValue(x, f) ?? null;
+    return out;
+  }
+  return v;
+}
+
+function compactAttributes(attrs: Attributes, f: StringMap): Record<string, AttrValue> {
+  const out: Record<string, AttrValue> = {};
+  for (const [k, v] of Object.entries(attrs)) {
+    if (v === undefined || DROPPED_PREFIXES.some((p) => k.startsWith(p))) continue;
+    out[k] = mapValue(v, f)!;
+  }
+  return out;
+}
+
+/** The record of a captured span; `f` redacts and clips every string. */
+export function toSpanRecord(span: CapturedSpan, f: StringMap): SpanRecord {
+  const resource: Record<string, AttrValue> = {};
+  for (const k of RESOURCE_KEYS) {
+    const v = span.resource[k];
+    if (v !== undefined) resource[k] = v;
+  }
+  const record: SpanRecord = {
+    type: 'span',
+    traceId: span.traceId,
+    spanId: span.spanId,
+    name: span.name,
+    kind: span.kind,
+    startMs: span.startMs,
+    endMs: span.endMs,
+    attributes: compactAttributes(span.attributes, f),
+    events: span.events.map((e) => ({ name: e.name, timeMs: e.timeMs, attributes: compactAttributes(e.attributes, f) })),
+    droppedEventsCount: span.droppedEventsCount,
+    resource,
+    scope: span.scope,
+  };
+  if (span.parentSpanId) record.parentSpanId = span.parentSpanId;
+  if (span.links && span.links.length > 0) record.links = span.links;
+  return record;
+}
+
+/** The record of a log record with a trace id (logs without one cannot be joined and are not sent). */
+export function toLogRecord(log: CapturedLog & { traceId: string }, f: StringMap): LogRecord {
+  const record: LogRecord = { type: 'log', traceId: log.traceId, timeMs: log.timeMs, attributes: compactAttributes(log.attributes, f) };
+  if (log.spanId) record.spanId = log.spanId;
+  if (log.eventName !== undefined) record.eventName = log.eventName;
+  const body = mapValue(log.body, f);
+  if (body !== undefined) record.body = body;
+  return record;
+}
+
+/** A decoded record back in capture's span model. */
+export function fromSpanRecord(r: SpanRecord): CapturedSpan {
+  const span: CapturedSpan = {
+    traceId: r.traceId,
+    spanId: r.spanId,
+    name: r.name,
+    kind: r.kind,
+    startMs: r.startMs,
+    endMs: r.endMs,
+    attributes: r.attributes,
+    events: r.events,
+    droppedEventsCount: r.droppedEventsCount,
+    resource: r.resource,
+    scope: r.scope,
+  };
+  if (r.parentSpanId) span.parentSpanId = r.parentSpanId;
+  if (r.links) span.links = r.links;
+  return span;
+}
+
+/** A decoded log record back in capture's model. */
+export function fromLogRecord(r: LogRecord): CapturedLog {
+  const log: CapturedLog = { traceId: r.traceId, timeMs: r.timeMs, body: r.body, attributes: r.attributes };
+  if (r.spanId) log.spanId = r.spanId;
+  if (r.eventName !== undefined) log.eventName = r.eventName;
+  return log;
+}
+
+/** Parses one message value; a string error (for the DLQ `error` header) when it is not a valid record. */
+export function parseAssemblyRecord(value: Buffer | string): AssemblyRecord | string {
+  let json: unknown;
+  try {
+    json = JSON.parse(typeof value === 'string' ? value : value.toString('utf8'));
+  } catch (err) {
+    return `invalid JSON: ${(err as Error).message}`;
+  }
+  const parsed = assemblyRecordSchema.safeParse(json);
+  return parsed.success ? parsed.data : `invalid span record: ${parsed.error.issues[0]?.path.join('.')}: ${parsed.error.issues[0]?.message}`;
+}

@@ -1,0 +1,35 @@
+/**
+ * `ragwatch assembler`: spans topic → trace assembly → sampling → triplets topic (split mode).
+ * @module
+ */
+import { parseArgs } from 'node:util';
+import { startAssembler } from '../assembly/create.ts';
+import { loadConfig } from '../config/load.ts';
+import { ConfigError } from '../errors.ts';
+import { createLogger, logDestination } from '../log.ts';
+import { stopOnSignals } from './lifecycle.ts';
+import type { Command } from './types.ts';
+
+export const assemblerCommand: Command = {
+  name: 'assembler',
+  summary: 'spans topic → trace assembly → sample → triplets topic (split mode, behind "ragwatch collector")',
+  usage: `usage: ragwatch assembler [-c FILE]
+
+  -c, --config FILE   YAML configuration (default: $RAGWATCH_CONFIG)
+
+Joins consumer group transport.kafka.assemblerGroupId on transport.kafka.topics.spans, where
+collectors (transport.kafka.assembly: spans_topic) send compact redacted span records keyed by
+trace id, so one assembler sees every span of a trace whichever collector received it. Commits a
+partition's offset only past traces whose triplets Kafka acknowledged. Serves /metrics, /healthz,
+/readyz on server.httpPort.`,
+  async run(argv) {
+    const { values } = parseArgs({ args: argv, options: { config: { type: 'string', short: 'c' } } });
+    const config = loadConfig(values.config ? { file: values.config } : {});
+    if (config.transport.kind !== 'kafka') {
+      throw new ConfigError('config key "transport.kind": the assembler consumes from Kafka; set it to kafka (env RAGWATCH_TRANSPORT=kafka)', ['transport.kind']);
+    }
+    const logger = createLogger(config.log.level, logDestination(config.log.format));
+    const app = await startAssembler(config, logger);
+    stopOnSignals({ logger, graceMs: config.server.shutdownGraceMs, what: 'assemble what is buffered, send its triplets, commit', shutdown: () => app.shutdown() });
+  },
+};

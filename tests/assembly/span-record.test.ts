@@ -1,0 +1,86 @@
+/**
+ * Span records (the spans topic's wire form): every recorded fixture of every convention gives the
+ * same outcomes through records (compacted, redacted, JSON round trip) as through local capture;
+ * PII is redacted before a record is built; infrastructure attributes and the resource's host data
+ * never travel; bad records are named.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { fromLogRecord, fromSpanRecord, parseAssemblyRecord, toLogRecord, toSpanRecord } from '../../src/assembly/span-record.ts';
+import { Capture } from '../../src/capture/capture.ts';
+import { decodeLogs, decodeTraces } from '../../src/capture/otlp/decode.ts';
+import { createRedactor } from '../../src/capture/redaction/redact-outcome.ts';
+import type { CapturedLog, CapturedSpan, GenerationOutcome } from '../../src/capture/types.ts';
+import { loadConfig } from '../../src/config/load.ts';
+import { createInstruments } from '../../src/metrics/instruments.ts';
+
+const dir = fileURLToPath(new URL('../fixtures/otlp/', import.meta.url));
+const NAMES = ['genai', 'openinference', 'traceloop', 'vercel-ai', 'vercel-ai-v7', 'langfuse', 'custom', 'llamaindex'];
+
+async function outcomes(name: string, spans: CapturedSpan[], logs: CapturedLog[]): Promise<GenerationOutcome[]> {
+  const file = `${dir}${name}.ragwatch.yaml`;
+  const config = loadConfig({ env: {}, overrides: existsSync(file) ? (parse(readFileSync(file, 'utf8')) as Record<string, unknown>) : {} });
+  const out: GenerationOutcome[] = [];
+  const capture = new Capture({ config: { ...config.capture, traceIdleMs: 2 ** 31 - 1, traceMaxAgeMs: 2 ** 31 - 1 }, instruments: createInstruments({ processMetrics: false }), onTriplet: () => undefined, onOutcome: (o) => out.push(o), sweepIntervalMs: 2 ** 31 - 1 });
+  capture.addLogs(logs, 'otlp');
+  capture.addSpans(spans, 'otlp');
+  await capture.shutdown();
+  return out;
+}
+
+/** Through the wire: redacted and compacted record → JSON → validated → span model. */
+function viaRecords(spans: CapturedSpan[], logs: CapturedLog[]): { spans: CapturedSpan[]; logs: CapturedLog[] } {
+  const redactor = createRedactor();
+  const wire = (build: (f: (s: string) => string) => unknown) => {
+    const r = redactor.redactWith(build);
+    if (!r.ok) throw new Error('redaction failed');
+    const parsed = parseAssemblyRecord(JSON.stringify(r.value));
+    if (typeof parsed === 'string') throw new Error(parsed);
+    return parsed;
+  };
+  return {
+    spans: spans.map((s) => wire((f) => toSpanRecord(s, f))).map((r) => fromSpanRecord(r as Parameters<typeof fromSpanRecord>[0])),
+    logs: logs.filter((l) => l.traceId).map((l) => wire((f) => toLogRecord({ ...l, traceId: l.traceId! }, f))).map((r) => fromLogRecord(r as Parameters<typeof fromLogRecord>[0])),
+  };
+}
+
+describe('span records', () => {
+  it.each(NAMES)('%s: the same outcomes through records as through local capture', async (name) => {
+    const spans = decodeTraces(readFileSync(`${dir}${name}.traces.json`), 'application/json').spans;
+    const logs = existsSync(`${dir}${name}.logs.json`) ? decodeLogs(readFileSync(`${dir}${name}.logs.json`), 'application/json').logs : [];
+    const local = await outcomes(name, spans, logs);
+    const wired = viaRecords(spans, logs);
+    const split = await outcomes(name, wired.spans, wired.logs);
+    expect(local.length).toBeGreaterThan(0);
+    expect(split).toEqual(local);
+  });
+
+  it('redacts PII in attributes, events and log bodies; drops infrastructure attributes and host resource data', () => {
+    const span: CapturedSpan = {
+      traceId: 'a'.repeat(32), spanId: 'b'.repeat(16), name: 'chat', kind: 2, startMs: 1, endMs: 2,
+      attributes: { 'gen_ai.prompt': 'mail jane.doe@example.com please', 'http.request.header.authorization': 'Bearer secret', 'process.command_line': 'node app.js', 'input.value': JSON.stringify({ q: 'call +1 415 555 0134' }) },
+      events: [{ name: 'gen_ai.content.completion', timeMs: 2, attributes: { 'gen_ai.completion': 'jane.doe@example.com' } }],
+      droppedEventsCount: 0, resource: { 'service.name': 'rag', 'host.name': 'node-17', 'process.pid': 42 }, scope: 'test',
+    };
+    const r = createRedactor().redactWith((f) => toSpanRecord(span, f));
+    expect(r.ok).toBe(true);
+    const wire = JSON.stringify(r.ok && r.value);
+    expect(wire).not.toContain('jane.doe@example.com');
+    expect(wire).not.toContain('555 0134');
+    expect(wire).not.toContain('secret');
+    expect(wire).not.toContain('node app.js');
+    expect(wire).not.toContain('node-17');
+    expect(r.ok && r.value.attributes['gen_ai.prompt']).toBe('mail <EMAIL_1> please');
+    // One placeholder book per span: the same address is the same placeholder in the event.
+    expect(r.ok && r.value.events[0]!.attributes['gen_ai.completion']).toBe('<EMAIL_1>');
+    expect(r.ok && r.value.resource).toEqual({ 'service.name': 'rag' });
+  });
+
+  it('names what is wrong with a bad record', () => {
+    expect(parseAssemblyRecord('{not json')).toMatch(/^invalid JSON/);
+    expect(parseAssemblyRecord(JSON.stringify({ type: 'span', traceId: 'xyz' }))).toMatch(/^invalid span record: traceId/);
+    expect(parseAssemblyRecord(JSON.stringify({ type: 'metric' }))).toMatch(/^invalid span record/);
+  });
+});
