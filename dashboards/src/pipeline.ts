@@ -133,6 +133,27 @@ export function pipelineDashboard(): DashboardBuilder {
       ]),
     )
     .withPanel(
+      rates(
+        'Split assembly: spans topic lag (assembler)',
+        'Span records of the spans topic not yet read by the assembler group, by partition. A growing lag delays every triplet; add assemblers (up to the partition count). Split mode only.',
+        'short',
+        [['sum by (partition) (ragwatch_assembler_lag_messages)', 'partition {{partition}}']],
+      ),
+    )
+    .withPanel(
+      rates(
+        'Split assembly: spans forwarded, received, dropped, late',
+        'Span records acknowledged on the spans topic by the collectors, received by the assemblers, dropped on the way (by stage and reason), and spans that arrived after their trace was assembled. forwarded = received + backlog. Split mode only.',
+        'ops',
+        [
+          ['sum(rate(ragwatch_spans_forwarded_total[$__rate_interval]))', 'forwarded (collectors)'],
+          ['sum(rate(ragwatch_spans_received_total{source="kafka"}[$__rate_interval]))', 'received (assemblers)'],
+          ['sum by (stage, reason) (rate(ragwatch_dropped_total{stage=~"span_transport|assembler"}[$__rate_interval])) or vector(0)', 'dropped {{stage}} {{reason}}'],
+          ['sum(rate(ragwatch_late_spans_total[$__rate_interval]))', 'late spans'],
+        ],
+      ),
+    )
+    .withPanel(
       rates('Kafka producer buffer (collector)', 'Triplets buffered by the collector\'s producer while brokers are slow or down. Kafka mode only.', 'short', [
         ['sum by (topic) (ragwatch_kafka_producer_buffer_messages)', 'buffered {{topic}}'],
       ]),

@@ -30,6 +30,8 @@ const SUBST = { rateInterval: '20s', window: '2m', metric: 'response_self_distin
 const EMPTY_ON_START: Record<string, string> = {
   ragwatch_kafka_consumer_lag_messages: 'Kafka mode only (ragwatch scorer); start uses the in-memory queue',
   ragwatch_kafka_producer_buffer_messages: 'Kafka mode only (ragwatch collector); start uses the in-memory queue',
+  ragwatch_assembler_lag_messages: 'split assembly only (ragwatch assembler)',
+  'ragwatch_spans_received_total{source="kafka"}': 'split assembly only (ragwatch assembler reading the spans topic)',
 };
 
 function emptyReason(expr: string): string | undefined {
@@ -200,7 +202,7 @@ describe('live: ragwatch start (chart test-alert config; and an LLM-judge instan
   }, 180_000);
 });
 
-describe('live: the chart in split mode (ragwatch collector + scorer over a Kafka mock cluster) fills the Kafka panels', () => {
+describe('live: the chart in split mode (ragwatch collector + assembler + scorer over a Kafka mock cluster) fills the Kafka panels', () => {
   const enabled = haveBinaries('dashboard Kafka panels on a live Prometheus', 'prometheus') && haveKcat('dashboard Kafka panels');
   const procs: RagwatchProcess[] = [];
   let kafka: KafkaMock | undefined;
@@ -215,7 +217,7 @@ describe('live: the chart in split mode (ragwatch collector + scorer over a Kafk
     const objects = helmTemplate(['-f', join(ROOT, 'helm', 'examples', 'kafka-split.values.yaml')]);
     const cm = ofKind<K8sObject & { data: Record<string, string> }>(objects, 'ConfigMap').find((c) => c.metadata.name.endsWith('-config'))!;
     const configFile = scratch.write('ragwatch.yaml', cm.data['ragwatch.yaml']!);
-    const ports = { collectorOtlp: await freePort(), collectorHttp: await freePort(), scorerOtlp: await freePort(), scorerHttp: await freePort() };
+    const ports = { collectorOtlp: await freePort(), collectorHttp: await freePort(), assemblerOtlp: await freePort(), assemblerHttp: await freePort(), scorerOtlp: await freePort(), scorerHttp: await freePort() };
     const env = (otlp: number, http: number) => ({
       RAGWATCH_TRANSPORT: 'kafka',
       RAGWATCH_KAFKA_BROKERS: kafka!.brokers.join(','),
@@ -225,10 +227,11 @@ describe('live: the chart in split mode (ragwatch collector + scorer over a Kafk
       RAGWATCH_LOG_LEVEL: 'warn',
     });
     procs.push(spawnRagwatch(['collector', '-c', configFile], env(ports.collectorOtlp, ports.collectorHttp)));
+    procs.push(spawnRagwatch(['assembler', '-c', configFile], env(ports.assemblerOtlp, ports.assemblerHttp)));
     procs.push(spawnRagwatch(['scorer', '-c', configFile], env(ports.scorerOtlp, ports.scorerHttp)));
-    for (const port of [ports.collectorHttp, ports.scorerHttp]) await waitFor(async () => (await fetch(`http://127.0.0.1:${port}/readyz`)).ok, 60_000, 250);
+    for (const port of [ports.collectorHttp, ports.assemblerHttp, ports.scorerHttp]) await waitFor(async () => (await fetch(`http://127.0.0.1:${port}/readyz`)).ok, 60_000, 250);
     demo = spawn(process.execPath, [join(ROOT, 'scripts', 'demo.ts'), '--url', `http://127.0.0.1:${ports.collectorOtlp}`, '--rate', '5', '--count', '0'], { cwd: ROOT, stdio: 'ignore' });
-    prometheus = await startPrometheus({ targets: [`127.0.0.1:${ports.collectorHttp}`, `127.0.0.1:${ports.scorerHttp}`], dir: scratch.dir, interval: '1s' });
+    prometheus = await startPrometheus({ targets: [`127.0.0.1:${ports.collectorHttp}`, `127.0.0.1:${ports.assemblerHttp}`, `127.0.0.1:${ports.scorerHttp}`], dir: scratch.dir, interval: '1s' });
   }, 120_000);
 
   afterAll(async () => {

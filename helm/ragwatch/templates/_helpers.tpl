@@ -48,6 +48,7 @@ app.kubernetes.io/instance: {{ .Release.Name }}
 {{- define "ragwatch.roles" -}}
 {{- if eq .Values.mode "split" }}
 - {name: collector, command: collector, otlp: true, ui: false, values: collector}
+- {name: assembler, command: assembler, otlp: false, ui: false, values: assembler}
 - {name: scorer, command: scorer, otlp: false, ui: true, values: scorer}
 {{- else }}
 - {name: all-in-one, command: start, otlp: true, ui: true, values: allInOne}
