@@ -14,7 +14,6 @@
  * timed) and its code is warm on the main thread.
  * Absolute triplets/s go to stderr.
  */
-import { randomBytes } from 'node:crypto';
 import { CompressionTypes, Kafka, logLevel, Partitioners, type Message } from 'kafkajs';
 import type { CapturedSpan } from '../src/capture/types.ts';
 import { loadConfig } from '../src/config/load.ts';
@@ -26,6 +25,7 @@ import { SCHEMA_VERSION } from '../src/triplet.ts';
 import { startKafkaMock } from '../tests/helpers/kafka-mock.ts';
 import { which } from '../tests/helpers/prometheus.ts';
 import { emit, median, profiled, QUICK } from './lib.ts';
+import { ragTrace } from './rag-trace.ts';
 
 const N = QUICK ? 2_000 : 10_000;
 // Nine rounds in a full run: one round takes ~0.3 s per path, and the ratio of two medians of five moved by ±0.1 between runs.
@@ -33,36 +33,6 @@ const ROUNDS = QUICK ? 3 : 9;
 const BATCH = 500;
 /** Traces per ingest call: 256 two-span traces fill one OTLP export request of 512 spans. */
 const REQUEST_TRACES = 256;
-
-function ragTrace(i: number): CapturedSpan[] {
-  const traceId = randomBytes(16).toString('hex');
-  const t0 = Date.now() - 5_000;
-  const base = { traceId, kind: 1, events: [], droppedEventsCount: 0, resource: { 'service.name': 'bench-rag' }, scope: 'bench' };
-  const docs: Record<string, string | number> = {};
-  for (let d = 0; d < 3; d++) {
-    docs[`retrieval.documents.${d}.document.content`] = `Document ${d} about topic ${i}: the widget was made in 2021 by ACME. `.repeat(4);
-    docs[`retrieval.documents.${d}.document.id`] = `doc-${d}`;
-  }
-  const retriever: CapturedSpan = { ...base, spanId: randomBytes(8).toString('hex'), name: 'retrieve', startMs: t0, endMs: t0 + 20, attributes: { 'openinference.span.kind': 'RETRIEVER', 'input.value': `What about topic ${i}?`, ...docs } };
-  const llm: CapturedSpan = {
-    ...base,
-    spanId: randomBytes(8).toString('hex'),
-    name: 'ChatCompletion',
-    startMs: t0 + 30,
-    endMs: t0 + 900,
-    attributes: {
-      'openinference.span.kind': 'LLM',
-      'llm.model_name': 'gpt-4o-mini',
-      'llm.input_messages.0.message.role': 'user',
-      'llm.input_messages.0.message.content': `What about topic ${i}?`,
-      'llm.output_messages.0.message.role': 'assistant',
-      'llm.output_messages.0.message.content': `Topic ${i} is a widget made in 2021 by ACME. It is blue.`,
-    },
-  };
-  // As the collector receives them: strings decoded from OTLP are flat, not the ropes that template
-  // literals and repeat() build (a rope is flattened, i.e. copied, on first read).
-  return JSON.parse(JSON.stringify([retriever, llm])) as CapturedSpan[];
-}
 
 /** A collector pipeline kept for every round, as a long-running collector is: connected, its threads warm. */
 async function startCollector(brokers: string[], topic: string): Promise<Pipeline> {

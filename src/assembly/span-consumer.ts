@@ -9,8 +9,9 @@
  * @module
  */
 import type { Consumer, EachBatchPayload, Kafka, Message } from 'kafkajs';
-import { fromLogRecord, fromSpanRecord, parseAssemblyRecord } from './span-record.ts';
+import { fromLogRecord, fromSpanRecord, parseTraceBatch } from './span-record.ts';
 import type { AssemblySink } from './types.ts';
+import type { CapturedLog, CapturedSpan } from '../capture/types.ts';
 import type { BufferedKafkaProducer } from '../transport/kafka-buffered-producer.ts';
 import type { KafkaSection } from '../transport/kafka-client.ts';
 import { dlqMessage } from '../transport/kafka-poison.ts';
@@ -82,7 +83,7 @@ export class KafkaSpanConsumer {
       try {
         await consumer.connect();
         await consumer.subscribe({ topic, fromBeginning: c.fromBeginning });
-        await consumer.run({ autoCommit: false, eachBatchAutoResolve: false, eachBatch: (payload) => this.#eachBatch(payload) });
+        await consumer.run({ autoCommit: false, eachBatchAutoResolve: false, partitionsConsumedConcurrently: 4, eachBatch: (payload) => this.#eachBatch(payload) });
         this.#running = !this.#stopped;
         this.#timer = setInterval(() => void this.commit(), section.assemblerCommitIntervalMs);
         this.#timer.unref();
@@ -114,26 +115,29 @@ export class KafkaSpanConsumer {
     const { topic, partition } = batch;
     const { instruments, sink, section } = this.#o;
     const state = this.#state(partition);
-    let spans = 0;
+    // One capture call per fetched batch, not per message: capture's counters and gauges are updated per call.
+    const spans: CapturedSpan[] = [];
+    const logs: CapturedLog[] = [];
     for (const message of batch.messages) {
       if (this.#stopped) break;
       const offset = BigInt(message.offset);
-      const record = message.value === null ? 'empty message' : parseAssemblyRecord(message.value);
+      const record = message.value === null ? 'empty message' : parseTraceBatch(message.value);
       if (typeof record === 'string') {
         this.#dlq.push(dlqMessage({ message, topic, partition, error: record, stage: 'assembler', reason: 'invalid_span_record', attempts: 1, maxBytes: section.producer.maxMessageBytes }));
         instruments.dropped.inc({ stage: 'assembler', reason: 'invalid_span_record' });
       } else {
-        if (!state.pending.has(record.traceId)) state.pending.set(record.traceId, offset);
-        if (record.type === 'span') {
-          sink.addSpans([fromSpanRecord(record)], 'kafka');
-          spans++;
-        } else sink.addLogs([fromLogRecord(record)], 'kafka');
+        const { traceId } = record;
+        if (!state.pending.has(traceId)) state.pending.set(traceId, offset);
+        for (const l of record.logs) logs.push(fromLogRecord(traceId, l));
+        for (const s of record.spans) spans.push(fromSpanRecord(traceId, s));
       }
       state.next = offset + 1n;
       resolveOffset(message.offset);
     }
     if (state.next !== undefined) instruments.assemblerLag.set({ partition: String(partition) }, Math.max(0, Number(BigInt(batch.highWatermark) - state.next)));
-    if (spans > 0) this.#logger.debug({ partition, spans }, 'span records read');
+    // Logs first: a span assembled right away still finds its content events.
+    if (logs.length > 0) sink.addLogs(logs, 'kafka');
+    if (spans.length > 0) sink.addSpans(spans, 'kafka');
     await heartbeat();
   }
 

@@ -5,7 +5,7 @@
  * Nothing is assembled here. Synchronous, never throws, bounded by the producer's buffer.
  * @module
  */
-import { toLogRecord, toSpanRecord, SPAN_RECORD_VERSION, type StringMap } from './span-record.ts';
+import { toLogRecord, toSpanRecord, SPAN_RECORD_VERSION, type StringMap, type TraceBatch } from './span-record.ts';
 import type { CapturedLog, CapturedSpan } from '../capture/types.ts';
 import type { TripletRedactor } from '../capture/redaction/types.ts';
 import type { KafkaSection } from '../transport/kafka-client.ts';
@@ -26,12 +26,28 @@ export interface SpanForwarderOptions {
 /** Stage label of its drops in `ragwatch_dropped_total`. */
 const STAGE = 'span_transport';
 
+/** Items grouped by trace id, in first-seen order. */
+function byTrace<T extends { traceId: string }>(items: readonly T[]): Map<string, T[]> {
+  const out = new Map<string, T[]>();
+  for (const item of items) {
+    const group = out.get(item.traceId);
+    if (group) group.push(item);
+    else out.set(item.traceId, [item]);
+  }
+  return out;
+}
+
 /** Produces span and log records to the spans topic. */
 export class SpanForwarder {
   readonly #producer: KafkaTripletProducer;
   readonly #instruments: Instruments;
   readonly #redactor: TripletRedactor;
   readonly #maxTextChars: number;
+  /** Items (spans + logs) per message handed to the producer and not yet settled, oldest first (bounded by its buffer). */
+  #items: number[] = [];
+  #itemsHead = 0;
+  /** Items of the message being sent right now (a drop reported during `send` is this one). */
+  #sending: number | undefined;
 
   constructor(options: SpanForwarderOptions) {
     const { instruments } = options;
@@ -44,40 +60,52 @@ export class SpanForwarder {
       topic: options.section.topics.spans,
       schemaVersion: SPAN_RECORD_VERSION,
       ...(options.logger ? { logger: options.logger } : {}),
+      // The producer counts messages; the books count spans: each message's span count waits here until it settles.
       accounting: {
-        delivered: (n) => instruments.spansForwarded.inc(n),
-        dropped: (n, reason) => instruments.dropped.inc({ stage: STAGE, reason }, n),
+        delivered: (n) => instruments.spansForwarded.inc(this.#settle(n)),
+        dropped: (n, reason) => instruments.dropped.inc({ stage: STAGE, reason }, this.#sending ?? this.#settle(n)),
       },
     });
   }
 
-  /** Redacts, compacts and sends spans. Never throws. */
+  /** Redacts, compacts and sends spans: one message per trace of the call. Never throws. */
   addSpans(spans: readonly CapturedSpan[]): void {
-    for (const span of spans) this.#send(span.traceId, (f) => toSpanRecord(span, f));
+    for (const [traceId, group] of byTrace(spans)) this.#send(traceId, group.length, (f): TraceBatch => ({ traceId, spans: group.map((s) => toSpanRecord(s, f)), logs: [] }));
   }
 
-  /** Sends log records that carry a trace id; the others cannot be joined and are counted. Never throws. */
+  /** Sends log records that carry a trace id (one message per trace); the others cannot be joined and are counted. Never throws. */
   addLogs(logs: readonly CapturedLog[]): void {
-    for (const log of logs) {
-      const traceId = log.traceId;
-      if (!traceId) {
-        this.#instruments.dropped.inc({ stage: STAGE, reason: 'log_without_trace' });
-        continue;
-      }
-      this.#send(traceId, (f) => toLogRecord({ ...log, traceId }, f));
-    }
+    const joinable = logs.filter((l): l is CapturedLog & { traceId: string } => !!l.traceId);
+    if (joinable.length < logs.length) this.#instruments.dropped.inc({ stage: STAGE, reason: 'log_without_trace' }, logs.length - joinable.length);
+    for (const [traceId, group] of byTrace(joinable)) this.#send(traceId, group.length, (f): TraceBatch => ({ traceId, spans: [], logs: group.map((l) => toLogRecord(l, f)) }));
   }
 
-  #send(traceId: string, build: (f: StringMap) => unknown): void {
+  #send(traceId: string, items: number, build: (f: StringMap) => TraceBatch): void {
     const max = this.#maxTextChars;
     const result = this.#redactor.redactWith((redact) => build((s) => redact(s.length > max ? s.slice(0, max) : s)));
     if (!result.ok) {
       // Fail closed: a record that could not be redacted never leaves the collector.
-      this.#instruments.dropped.inc({ stage: STAGE, reason: result.reason });
+      this.#instruments.dropped.inc({ stage: STAGE, reason: result.reason }, items);
       return;
     }
     for (const [entity, n] of Object.entries(result.counts)) this.#instruments.redactions.inc({ entity }, n);
-    this.#producer.sendRecord(traceId, result.value);
+    this.#sending = items;
+    try {
+      if (this.#producer.sendRecord(traceId, result.value)) this.#items.push(items);
+    } finally {
+      this.#sending = undefined;
+    }
+  }
+
+  /** Items of the next `messages` settled messages (acknowledged or dropped by the producer thread). */
+  #settle(messages: number): number {
+    let items = 0;
+    for (let i = 0; i < messages && this.#itemsHead < this.#items.length; i++) items += this.#items[this.#itemsHead++]!;
+    if (this.#itemsHead > 1024 && this.#itemsHead * 2 > this.#items.length) {
+      this.#items = this.#items.slice(this.#itemsHead);
+      this.#itemsHead = 0;
+    }
+    return items;
   }
 
   /** Connects eagerly (failures are not fatal: sending retries). */

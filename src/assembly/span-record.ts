@@ -1,5 +1,5 @@
 /**
- * The wire form of `ragwatch.spans.v1`: compact, redacted span and log records, keyed by trace id,
+ * The wire form of `ragwatch.spans.v1`: compact, redacted span and log records batched per trace, keyed by trace id,
  * so that an assembling consumer group can build triplets from spans that reached different
  * collectors. Only what assembly and the convention mappers read travels: the span's ids, name,
  * kind, times, attributes and events (minus infrastructure namespaces such as `http.request.header.*`,
@@ -22,10 +22,8 @@ const attrValue: z.ZodType<AttrValue> = z.lazy(() => z.union([z.string(), z.numb
 const attributes = z.record(z.string(), attrValue);
 const hex = (n: number) => z.string().regex(new RegExp(`^[0-9a-f]{${n}}$`));
 
-/** One span on the spans topic. */
+/** One span of a trace batch (its trace id is the batch's). */
 export const spanRecordSchema = z.object({
-  type: z.literal('span'),
-  traceId: hex(32),
   spanId: hex(16),
   parentSpanId: hex(16).optional(),
   name: z.string(),
@@ -39,21 +37,23 @@ export const spanRecordSchema = z.object({
   scope: z.string(),
   links: z.array(z.object({ traceId: hex(32), spanId: hex(16) })).optional(),
 });
-/** One GenAI content log record on the spans topic (joined to its span by ids). */
+/** One GenAI content log record of a trace batch (joined to its span by ids). */
 export const logRecordSchema = z.object({
-  type: z.literal('log'),
-  traceId: hex(32),
   spanId: hex(16).optional(),
   eventName: z.string().optional(),
   timeMs: z.number(),
   body: attrValue.optional(),
   attributes,
 });
-/** A record of `ragwatch.spans.v1`. */
-export const assemblyRecordSchema = z.discriminatedUnion('type', [spanRecordSchema, logRecordSchema]);
+/**
+ * A message of `ragwatch.spans.v1`: the spans (and log records) of one trace from one OTLP request
+ * or processor batch — an SDK usually exports a trace's spans together, so one message per trace
+ * and request, not per span.
+ */
+export const traceBatchSchema = z.object({ traceId: hex(32), spans: z.array(spanRecordSchema), logs: z.array(logRecordSchema) });
 export type SpanRecord = z.infer<typeof spanRecordSchema>;
 export type LogRecord = z.infer<typeof logRecordSchema>;
-export type AssemblyRecord = z.infer<typeof assemblyRecordSchema>;
+export type TraceBatch = z.infer<typeof traceBatchSchema>;
 
 /** Rewrites every string of a value (redaction, clipping); structure and other types are kept. */
 export type StringMap = (s: string) => string;
@@ -86,8 +86,6 @@ export function toSpanRecord(span: CapturedSpan, f: StringMap): SpanRecord {
     if (v !== undefined) resource[k] = v;
   }
   const record: SpanRecord = {
-    type: 'span',
-    traceId: span.traceId,
     spanId: span.spanId,
     name: span.name,
     kind: span.kind,
@@ -104,9 +102,9 @@ export function toSpanRecord(span: CapturedSpan, f: StringMap): SpanRecord {
   return record;
 }
 
-/** The record of a log record with a trace id (logs without one cannot be joined and are not sent). */
-export function toLogRecord(log: CapturedLog & { traceId: string }, f: StringMap): LogRecord {
-  const record: LogRecord = { type: 'log', traceId: log.traceId, timeMs: log.timeMs, attributes: compactAttributes(log.attributes, f) };
+/** The record of a log record (of a batch whose trace id it carries). */
+export function toLogRecord(log: CapturedLog, f: StringMap): LogRecord {
+  const record: LogRecord = { timeMs: log.timeMs, attributes: compactAttributes(log.attributes, f) };
   if (log.spanId) record.spanId = log.spanId;
   if (log.eventName !== undefined) record.eventName = log.eventName;
   const body = mapValue(log.body, f);
@@ -115,9 +113,9 @@ export function toLogRecord(log: CapturedLog & { traceId: string }, f: StringMap
 }
 
 /** A decoded record back in capture's span model. */
-export function fromSpanRecord(r: SpanRecord): CapturedSpan {
+export function fromSpanRecord(traceId: string, r: SpanRecord): CapturedSpan {
   const span: CapturedSpan = {
-    traceId: r.traceId,
+    traceId,
     spanId: r.spanId,
     name: r.name,
     kind: r.kind,
@@ -135,21 +133,21 @@ export function fromSpanRecord(r: SpanRecord): CapturedSpan {
 }
 
 /** A decoded log record back in capture's model. */
-export function fromLogRecord(r: LogRecord): CapturedLog {
-  const log: CapturedLog = { traceId: r.traceId, timeMs: r.timeMs, body: r.body, attributes: r.attributes };
+export function fromLogRecord(traceId: string, r: LogRecord): CapturedLog {
+  const log: CapturedLog = { traceId, timeMs: r.timeMs, body: r.body, attributes: r.attributes };
   if (r.spanId) log.spanId = r.spanId;
   if (r.eventName !== undefined) log.eventName = r.eventName;
   return log;
 }
 
-/** Parses one message value; a string error (for the DLQ `error` header) when it is not a valid record. */
-export function parseAssemblyRecord(value: Buffer | string): AssemblyRecord | string {
+/** Parses one message value; a string error (for the DLQ `error` header) when it is not a valid trace batch. */
+export function parseTraceBatch(value: Buffer | string): TraceBatch | string {
   let json: unknown;
   try {
     json = JSON.parse(typeof value === 'string' ? value : value.toString('utf8'));
   } catch (err) {
     return `invalid JSON: ${(err as Error).message}`;
   }
-  const parsed = assemblyRecordSchema.safeParse(json);
+  const parsed = traceBatchSchema.safeParse(json);
   return parsed.success ? parsed.data : `invalid span record: ${parsed.error.issues[0]?.path.join('.')}: ${parsed.error.issues[0]?.message}`;
 }

@@ -8,7 +8,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { fromLogRecord, fromSpanRecord, parseAssemblyRecord, toLogRecord, toSpanRecord } from '../../src/assembly/span-record.ts';
+import { fromLogRecord, fromSpanRecord, parseTraceBatch, toLogRecord, toSpanRecord, type TraceBatch } from '../../src/assembly/span-record.ts';
 import { Capture } from '../../src/capture/capture.ts';
 import { decodeLogs, decodeTraces } from '../../src/capture/otlp/decode.ts';
 import { createRedactor } from '../../src/capture/redaction/redact-outcome.ts';
@@ -30,20 +30,20 @@ async function outcomes(name: string, spans: CapturedSpan[], logs: CapturedLog[]
   return out;
 }
 
-/** Through the wire: redacted and compacted record → JSON → validated → span model. */
+/** Through the wire: one redacted, compacted batch per trace → JSON → validated → span model. */
 function viaRecords(spans: CapturedSpan[], logs: CapturedLog[]): { spans: CapturedSpan[]; logs: CapturedLog[] } {
   const redactor = createRedactor();
-  const wire = (build: (f: (s: string) => string) => unknown) => {
-    const r = redactor.redactWith(build);
+  const out = { spans: [] as CapturedSpan[], logs: [] as CapturedLog[] };
+  const traceIds = [...new Set([...spans.map((s) => s.traceId), ...logs.flatMap((l) => (l.traceId ? [l.traceId] : []))])];
+  for (const traceId of traceIds) {
+    const r = redactor.redactWith((f): TraceBatch => ({ traceId, spans: spans.filter((s) => s.traceId === traceId).map((s) => toSpanRecord(s, f)), logs: logs.filter((l) => l.traceId === traceId).map((l) => toLogRecord(l, f)) }));
     if (!r.ok) throw new Error('redaction failed');
-    const parsed = parseAssemblyRecord(JSON.stringify(r.value));
-    if (typeof parsed === 'string') throw new Error(parsed);
-    return parsed;
-  };
-  return {
-    spans: spans.map((s) => wire((f) => toSpanRecord(s, f))).map((r) => fromSpanRecord(r as Parameters<typeof fromSpanRecord>[0])),
-    logs: logs.filter((l) => l.traceId).map((l) => wire((f) => toLogRecord({ ...l, traceId: l.traceId! }, f))).map((r) => fromLogRecord(r as Parameters<typeof fromLogRecord>[0])),
-  };
+    const batch = parseTraceBatch(JSON.stringify(r.value));
+    if (typeof batch === 'string') throw new Error(batch);
+    out.spans.push(...batch.spans.map((s) => fromSpanRecord(traceId, s)));
+    out.logs.push(...batch.logs.map((l) => fromLogRecord(traceId, l)));
+  }
+  return out;
 }
 
 describe('span records', () => {
@@ -79,8 +79,8 @@ describe('span records', () => {
   });
 
   it('names what is wrong with a bad record', () => {
-    expect(parseAssemblyRecord('{not json')).toMatch(/^invalid JSON/);
-    expect(parseAssemblyRecord(JSON.stringify({ type: 'span', traceId: 'xyz' }))).toMatch(/^invalid span record: traceId/);
-    expect(parseAssemblyRecord(JSON.stringify({ type: 'metric' }))).toMatch(/^invalid span record/);
+    expect(parseTraceBatch('{not json')).toMatch(/^invalid JSON/);
+    expect(parseTraceBatch(JSON.stringify({ traceId: 'xyz', spans: [], logs: [] }))).toMatch(/^invalid span record: traceId/);
+    expect(parseTraceBatch(JSON.stringify({ traceId: 'a'.repeat(32), spans: [{ spanId: 'b'.repeat(16) }], logs: [] }))).toMatch(/^invalid span record: spans\.0\.name/);
   });
 });

@@ -1,0 +1,156 @@
+/**
+ * Split assembly throughput (issue 18): spans/s through collector → spans topic → assembler →
+ * triplets topic, vs the local path (collector assembling itself → triplets topic), on the
+ * librdkafka mock cluster. The collector runs in this process in both paths; the assembler runs as
+ * its own `ragwatch assembler` process, as deployed. Rounds alternate; medians are compared. Needs `kcat`.
+ *
+ * - split_assembly_ratio_vs_local (target ≥ 0.5): the split path's spans/s over the local path's.
+ * Each split round starts a fresh assembler (own consumer group and spans topic) and waits for its
+ * partition assignment before the clock starts; the clock stops when the assembler's triplets are
+ * acknowledged (its /metrics, polled every 20 ms). The local round stops when the collector's
+ * triplets are acknowledged.
+ */
+import { randomUUID } from 'node:crypto';
+import type { CapturedSpan } from '../src/capture/types.ts';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadConfig } from '../src/config/load.ts';
+import { Pipeline } from '../src/pipeline.ts';
+import { startKafkaMock } from '../tests/helpers/kafka-mock.ts';
+import { BIN, metricValue } from '../tests/helpers/process.ts';
+import { which } from '../tests/helpers/prometheus.ts';
+import { ragTrace } from './rag-trace.ts';
+import { emit, median, QUICK } from './lib.ts';
+
+const N = QUICK ? 2_000 : 10_000;
+const ROUNDS = QUICK ? 1 : 3;
+const REQUEST_TRACES = 256;
+
+const counter = async (c: { get(): Promise<{ values: Array<{ value: number }> }> }) => (await c.get()).values.reduce((s, v) => s + v.value, 0);
+
+function config(brokers: string[], round: string, overrides: Record<string, unknown> = {}) {
+  return loadConfig({ env: {}, overrides: { ...configOverrides(brokers, round), ...overrides } });
+}
+
+function configOverrides(brokers: string[], round: string): Record<string, unknown> {
+  return {
+      server: { host: '127.0.0.1', httpPort: 0, otlpPort: 0 },
+      // A round ingests all its traces within ~0.3 s: buffers sized so that nothing is dropped.
+      capture: { traceIdleMs: 50, maxTraces: 2 * N, maxBufferedSpans: 8 * N },
+      transport: {
+        kind: 'kafka',
+        kafka: {
+          brokers,
+          assemblerGroupId: `bench-asm-${round}`,
+          assemblerCommitIntervalMs: 500,
+          topics: { spans: `bench.spans.${round}`, triplets: `bench.split.triplets.${round}` },
+          producer: { batchMaxMessages: 500, maxBufferMessages: N * 4 },
+          // librdkafka's mock cluster holds a fetch for its full wait even when data is there (a real
+          // broker answers at fetch.min.bytes): at the default 1 s the bench would time the mock's wait.
+          consumer: { fetchMaxWaitMs: 100 },
+        },
+      },
+      metrics: { processMetrics: false },
+  };
+}
+
+/** Ingests the traces as a collector receives them: one call per OTLP request of 512 spans. */
+async function ingest(pipeline: Pipeline, traces: CapturedSpan[][]): Promise<void> {
+  for (let j = 0; j < traces.length; j += REQUEST_TRACES) {
+    pipeline.ingestSpans(traces.slice(j, j + REQUEST_TRACES).flat(), 'otlp');
+    await new Promise((r) => setImmediate(r));
+  }
+}
+
+async function until(what: string, done: () => Promise<boolean>, timeoutMs = 120_000, everyMs = 10): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await done())) {
+    if (Date.now() > deadline) throw new Error(`bench split-assembly: timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+}
+
+async function localRound(brokers: string[], traces: CapturedSpan[][]): Promise<number> {
+  const collector = new Pipeline({ config: config(brokers, `local-${randomUUID().slice(0, 6)}`, { transport: { kind: 'kafka', kafka: { brokers, assembly: 'local', producer: { batchMaxMessages: 500, maxBufferMessages: N * 4 } } } }), role: 'collector' });
+  await collector.start();
+  const started = performance.now();
+  await ingest(collector, traces);
+  await until('local triplets', async () => (await counter(collector.instruments.produced)) >= traces.length || (await counter(collector.instruments.dropped)) > 0);
+  if ((await counter(collector.instruments.dropped)) > 0) throw new Error('bench split-assembly: the local collector dropped items');
+  const elapsed = performance.now() - started;
+  await collector.shutdown(2_000);
+  return ((traces.length * 2) / elapsed) * 1000;
+}
+
+async function splitRound(brokers: string[], traces: CapturedSpan[][]): Promise<number> {
+  const round = randomUUID().slice(0, 8);
+  const cfg = config(brokers, round);
+  const assembler = await startAssemblerProcess(configOverrides(brokers, round));
+  try {
+    const metric = async (name: string) => metricValue(await (await fetch(`${assembler.apiUrl}/metrics`)).text(), name) ?? 0;
+    await until('assembler partitions', async () => (await fetch(`${assembler.apiUrl}/readyz`)).ok && (await metric('ragwatch_kafka_partitions_assigned')) > 0);
+    const collector = new Pipeline({ config: cfg, role: 'collector', forwardSpans: true });
+    await collector.start();
+    const started = performance.now();
+    await ingest(collector, traces);
+    const lost = async () => (await metric('ragwatch_dropped_total')) + (await metric('ragwatch_triplets_incomplete_total')) + (await counter(collector.instruments.dropped));
+    await until('assembled triplets', async () => (await metric('ragwatch_triplets_produced_total')) >= traces.length || (await lost()) > 0, 120_000, 20);
+    const elapsed = performance.now() - started;
+    if ((await lost()) > 0) throw new Error(`bench split-assembly: ${await lost()} spans or triplets dropped or incomplete`);
+    await collector.shutdown(2_000);
+    return ((traces.length * 2) / elapsed) * 1000;
+  } finally {
+    await assembler.stop();
+  }
+}
+
+/** `ragwatch assembler` as a child process on the round's config; resolves once it logs its metrics URL. */
+async function startAssemblerProcess(overrides: Record<string, unknown>): Promise<{ apiUrl: string; stop(): Promise<void> }> {
+  const dir = mkdtempSync(join(tmpdir(), 'ragwatch-bench-asm-'));
+  const file = join(dir, 'ragwatch.yaml');
+  writeFileSync(file, JSON.stringify({ ...overrides, log: { level: 'info', format: 'json' } }));
+  const child = spawn(process.execPath, ['--max-semi-space-size=4', BIN, 'assembler', '-c', file], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  let err = '';
+  child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+  const stop = async () => {
+    child.kill('SIGTERM');
+    await exited;
+    rmSync(dir, { recursive: true, force: true });
+  };
+  try {
+    await until('assembler start', async () => err.includes('"msg":"ragwatch assembler started"'), 30_000);
+  } catch (e) {
+    await stop();
+    throw new Error(`${String(e)}\n${err.slice(-2000)}`);
+  }
+  const apiUrl = /"metrics":"(http:\/\/[^"]+)\/metrics"/.exec(err)![1]!;
+  return { apiUrl, stop };
+}
+
+if (!which('kcat')) {
+  process.stderr.write('bench split-assembly: kcat is not installed (apt-get install -y kcat); skipped\n');
+  process.exit(process.env.CI === 'true' ? 1 : 0);
+}
+const mock = await startKafkaMock();
+try {
+  const make = () => Array.from({ length: N }, (_, i) => ragTrace(i));
+  // Warm-up: JIT of both paths, topic creation on the mock.
+  await localRound(mock.brokers, make());
+  await splitRound(mock.brokers, make());
+  const local: number[] = [];
+  const split: number[] = [];
+  for (let r = 0; r < ROUNDS; r++) {
+    local.push(await localRound(mock.brokers, make()));
+    split.push(await splitRound(mock.brokers, make()));
+  }
+  const ratio = median(split) / median(local);
+  process.stderr.write(`split-assembly: local ${median(local).toFixed(0)} spans/s, split ${median(split).toFixed(0)} spans/s (${N} two-span traces, ${ROUNDS} rounds)\n`);
+  emit({ bench: 'split-assembly', figure: 'split_assembly_ratio_vs_local', value: ratio, unit: 'ratio', baseline: 1, ratio });
+  emit({ bench: 'split-assembly', figure: 'split_assembly_spans_per_s', value: median(split), unit: 'spans/s', baseline: median(local), ratio });
+} finally {
+  await mock.stop();
+}
+process.exit(0);
