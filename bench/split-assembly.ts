@@ -124,7 +124,7 @@ async function startAssemblerProcess(overrides: Record<string, unknown>): Promis
     await until('assembler start', async () => err.includes('"msg":"ragwatch assembler started"'), 30_000);
   } catch (e) {
     await stop();
-    throw new Error(`${String(e)}\n${err.slice(-2000)}`);
+    throw new Error(`${String(e)}\n${err.slice(-2000)}`, { cause: e });
   }
   const apiUrl = /"metrics":"(http:\/\/[^"]+)\/metrics"/.exec(err)![1]!;
   return { apiUrl, stop };
