@@ -104,7 +104,7 @@ export const transportSection = z
          * Where `ragwatch collector` assembles traces: `spans_topic` (default) produces compact redacted
          * span records to `topics.spans` for `ragwatch assembler`, correct with any number of collectors;
          * `local` assembles in the collector — only correct when one collector receives every span of a
-         * trace (a single replica, or an OTel Collector load-balancing by trace id in front).
+         * trace (a single replica).
          */
         assembly: z.enum(['spans_topic', 'local']).default('spans_topic'),
         /** Consumer group of the assemblers (`ragwatch assembler`). Default `ragwatch-assembler`. */
