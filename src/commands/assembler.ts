@@ -2,12 +2,8 @@
  * `ragwatch assembler`: spans topic → trace assembly → sampling → triplets topic (split mode).
  * @module
  */
-import { parseArgs } from 'node:util';
 import { startAssembler } from '../assembly/create.ts';
-import { loadConfig } from '../config/load.ts';
-import { ConfigError } from '../errors.ts';
-import { createLogger, logDestination } from '../log.ts';
-import { stopOnSignals } from './lifecycle.ts';
+import { kafkaRoleSetup, stopOnSignals } from './lifecycle.ts';
 import type { Command } from './types.ts';
 
 export const assemblerCommand: Command = {
@@ -23,12 +19,7 @@ trace id, so one assembler sees every span of a trace whichever collector receiv
 partition's offset only past traces whose triplets Kafka acknowledged. Serves /metrics, /healthz,
 /readyz on server.httpPort.`,
   async run(argv) {
-    const { values } = parseArgs({ args: argv, options: { config: { type: 'string', short: 'c' } } });
-    const config = loadConfig(values.config ? { file: values.config } : {});
-    if (config.transport.kind !== 'kafka') {
-      throw new ConfigError('config key "transport.kind": the assembler consumes from Kafka; set it to kafka (env RAGWATCH_TRANSPORT=kafka)', ['transport.kind']);
-    }
-    const logger = createLogger(config.log.level, logDestination(config.log.format));
+    const { config, logger } = kafkaRoleSetup(argv, 'the assembler consumes from Kafka');
     const app = await startAssembler(config, logger);
     stopOnSignals({ logger, graceMs: config.server.shutdownGraceMs, what: 'assemble what is buffered, send its triplets, commit', shutdown: () => app.shutdown() });
   },

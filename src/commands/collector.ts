@@ -3,12 +3,8 @@
  * Judging happens in `ragwatch scorer` processes.
  * @module
  */
-import { parseArgs } from 'node:util';
 import { startApp } from '../app.ts';
-import { loadConfig } from '../config/load.ts';
-import { ConfigError } from '../errors.ts';
-import { createLogger, logDestination } from '../log.ts';
-import { stopOnSignals } from './lifecycle.ts';
+import { kafkaRoleSetup, stopOnSignals } from './lifecycle.ts';
 import type { Command } from './types.ts';
 
 export const collectorCommand: Command = {
@@ -23,12 +19,7 @@ RAGWATCH_KAFKA_BROKERS=host:port,...). Serves OTLP/HTTP on server.otlpPort and /
 /healthz, /readyz on server.httpPort. While Kafka is unreachable it keeps serving OTLP and
 buffers up to transport.kafka.producer.maxBufferMessages, dropping (and counting) the excess.`,
   async run(argv) {
-    const { values } = parseArgs({ args: argv, options: { config: { type: 'string', short: 'c' } } });
-    const config = loadConfig(values.config ? { file: values.config } : {});
-    if (config.transport.kind !== 'kafka') {
-      throw new ConfigError('config key "transport.kind": the collector produces to Kafka; set it to kafka (env RAGWATCH_TRANSPORT=kafka)', ['transport.kind']);
-    }
-    const logger = createLogger(config.log.level, logDestination(config.log.format));
+    const { config, logger } = kafkaRoleSetup(argv, 'the collector produces to Kafka');
     const app = await startApp(config, logger, { role: 'collector' });
     stopOnSignals({ logger, graceMs: config.server.shutdownGraceMs, what: 'stop ingest, flush the producer', shutdown: () => app.shutdown() });
   },

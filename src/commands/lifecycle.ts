@@ -4,7 +4,11 @@
  * second signal, or a shutdown that overruns, exits at once with code 1.
  * @module
  */
-import type { Logger } from '../log.ts';
+import { parseArgs } from 'node:util';
+import { loadConfig } from '../config/load.ts';
+import type { RagwatchConfig } from '../config/schema.ts';
+import { ConfigError } from '../errors.ts';
+import { createLogger, logDestination, type Logger } from '../log.ts';
 
 /** Options of {@link stopOnSignals}. */
 export interface StopOnSignalsOptions {
@@ -46,4 +50,17 @@ export function stopOnSignals(options: StopOnSignalsOptions): void {
   };
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));
+}
+
+/**
+ * Start of a Kafka role (`collector`, `assembler`, `scorer`): `-c FILE`, the configuration, which
+ * must say `transport.kind: kafka` (`needs` says why, e.g. "the scorer consumes from Kafka"), and the logger.
+ */
+export function kafkaRoleSetup(argv: readonly string[], needs: string): { config: RagwatchConfig; logger: Logger } {
+  const { values } = parseArgs({ args: [...argv], options: { config: { type: 'string', short: 'c' } } });
+  const config = loadConfig(values.config ? { file: values.config } : {});
+  if (config.transport.kind !== 'kafka') {
+    throw new ConfigError(`config key "transport.kind": ${needs}; set it to kafka (env RAGWATCH_TRANSPORT=kafka)`, ['transport.kind']);
+  }
+  return { config, logger: createLogger(config.log.level, logDestination(config.log.format)) };
 }

@@ -4,15 +4,11 @@
  * (up to the triplets topic's partition count).
  * @module
  */
-import { parseArgs } from 'node:util';
-import { loadConfig } from '../config/load.ts';
-import { ConfigError } from '../errors.ts';
-import { createLogger, logDestination } from '../log.ts';
 import { createInstruments } from '../metrics/instruments.ts';
 import { QualityMonitor, configSummary, instrumentsOptionsFromConfig } from '../metrics/quality.ts';
 import { Pipeline } from '../pipeline.ts';
 import { startHttpServers } from '../server/http-servers.ts';
-import { stopOnSignals } from './lifecycle.ts';
+import { kafkaRoleSetup, stopOnSignals } from './lifecycle.ts';
 import type { Command } from './types.ts';
 
 export const scorerCommand: Command = {
@@ -27,12 +23,7 @@ transport.kafka.groupId, commits each offset only after the triplet is scored (s
 acknowledged), in the DLQ, or counted as dropped. Serves /metrics, /healthz, /readyz on
 server.httpPort.`,
   async run(argv) {
-    const { values } = parseArgs({ args: argv, options: { config: { type: 'string', short: 'c' } } });
-    const config = loadConfig(values.config ? { file: values.config } : {});
-    if (config.transport.kind !== 'kafka') {
-      throw new ConfigError('config key "transport.kind": the scorer consumes from Kafka; set it to kafka (env RAGWATCH_TRANSPORT=kafka)', ['transport.kind']);
-    }
-    const logger = createLogger(config.log.level, logDestination(config.log.format));
+    const { config, logger } = kafkaRoleSetup(argv, 'the scorer consumes from Kafka');
     // Scores are made here in split mode: windowed means, alerts, diagnosis and examples live here too.
     const instruments = createInstruments(instrumentsOptionsFromConfig(config));
     const quality = new QualityMonitor({ config, instruments });
