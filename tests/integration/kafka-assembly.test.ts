@@ -5,8 +5,10 @@
  * both orders — and some traces come from two services (retriever and generator exporting
  * separately). Every trace must become exactly one complete triplet, scored once. Then the
  * assembler is SIGKILLed mid-stream and restarted: nothing lost, nothing duplicated on the scores topic.
+ * Poison records on the spans topic go to the DLQ without stalling their partition.
  */
 import { randomUUID } from 'node:crypto';
+import { Kafka, logLevel } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SampledTriplet, ScoreRecord } from '../../src/triplet.ts';
 import { haveKcat, startKafkaMock, type KafkaMock } from '../helpers/kafka-mock.ts';
@@ -76,7 +78,7 @@ describe.skipIf(!enabled)('split assembly: two collectors → spans topic → as
     const config = roleConfig(mock.brokers, prefix, { assembly: 'spans_topic' });
     // Both halves reach the assembler through different collectors and producer threads: idle time with margin.
     config.capture = { traceIdleMs: 1_000 };
-    const topics = (config.transport as { kafka: { topics: { scores: string; triplets: string; spans: string } } }).kafka.topics;
+    const topics = (config.transport as { kafka: { topics: { scores: string; triplets: string; spans: string; dlq: string } } }).kafka.topics;
     const [collectorA, collectorB, scorer] = await Promise.all([startRole('collector', config), startRole('collector', config), startRole('scorer', config)]);
     let assembler = await startRole('assembler', config);
     procs.push(collectorA!, collectorB!, scorer!, assembler);
@@ -87,6 +89,11 @@ describe.skipIf(!enabled)('split assembly: two collectors → spans topic → as
     const b = collectorB!.otlpUrl!;
     const scoredIds = () => scores.messages.map((m) => (JSON.parse(String(m.value)) as ScoreRecord).traceId);
 
+    // A poison record on the spans topic goes to the DLQ and stalls nothing.
+    const poison = new Kafka({ brokers: mock.brokers, logLevel: logLevel.NOTHING }).producer();
+    await poison.connect();
+    await poison.send({ topic: topics.spans, messages: [{ key: 'f'.repeat(32), value: '{"traceId":"not-hex","spans":[],"logs":[]}' }, { key: 'e'.repeat(32), value: 'not json' }] });
+    await poison.disconnect();
     // Phase 1: 40 traces split across the two collectors in both orders, 10 from two services.
     const sent = [...(await sendSplit(a, b, 40, 'p')), ...(await sendSplit(b, a, 10, 'm', ['retriever-svc', 'generator-svc']))];
     await waitFor(() => new Set(scoredIds()).size >= sent.length, 60_000, 250);
@@ -101,6 +108,8 @@ describe.skipIf(!enabled)('split assembly: two collectors → spans topic → as
     expect(triplets.filter((t) => t.traceId.length > 0 && sent.includes(t.traceId) && t.service === 'generator-svc')).toHaveLength(10);
     expect(scoredIds()).toHaveLength(sent.length);
     expect(await scrape(assembler.apiUrl, 'ragwatch_triplets_incomplete_total')).toBe(0);
+    expect(await scrape(assembler.apiUrl, 'ragwatch_dropped_total', { stage: 'assembler', reason: 'invalid_span_record' })).toBe(2);
+    await waitFor(async () => (await readTopicOnce(mock.brokers, topics.dlq)).length === 2, 20_000, 250);
     // Span accounting: every span the collectors forwarded was received by the assembler.
     const forwarded = (await scrape(collectorA!.apiUrl, 'ragwatch_spans_forwarded_total')) + (await scrape(collectorB!.apiUrl, 'ragwatch_spans_forwarded_total'));
     expect(forwarded).toBe(sent.length * 3);
