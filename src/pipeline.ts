@@ -61,6 +61,8 @@ export interface PipelineOptions {
    * `ragwatch assembler` instead of assembling here (`transport.kafka.assembly: spans_topic`).
    */
   forwardSpans?: boolean;
+  /** Spans arrive as collectors' redacted span records (`ragwatch assembler`): capture does not redact the text again. */
+  spansRedacted?: boolean;
 }
 
 /**
@@ -155,6 +157,7 @@ export class Pipeline {
     this.capture = new Capture({
       config: config.capture,
       redaction: redactionForPipeline(config),
+      textRedacted: options.spansRedacted ?? false,
       instruments: this.instruments,
       onTriplet: (t) => this.#sample(t),
       ...(options.onOutcome ? { onOutcome: options.onOutcome } : {}),

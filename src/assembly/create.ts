@@ -29,7 +29,8 @@ export interface RunningAssembler {
 export async function startAssembler(config: RagwatchConfig, logger: Logger = silentLogger): Promise<RunningAssembler> {
   const section = config.transport.kafka;
   const instruments = createInstruments(instrumentsOptionsFromConfig(config));
-  const pipeline = new Pipeline({ config, instruments, role: 'collector', logger });
+  // The collectors redacted every string of the records with the same policy: not a second time here.
+  const pipeline = new Pipeline({ config, instruments, role: 'collector', logger, spansRedacted: true });
   const triplets = pipeline.producer as KafkaTripletProducer;
   const graceMs = config.server.shutdownGraceMs;
   const dlq = new BufferedKafkaProducer({ kafka: createKafka(section, logger), topic: section.topics.dlq, compression: section.producer.compression, requestTimeoutMs: section.producer.requestTimeoutMs, logger });

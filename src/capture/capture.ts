@@ -29,6 +29,8 @@ export interface CaptureOptions {
   onIgnored?: (span: CapturedSpan, operation: NonGenerationOperation) => void;
   /** PII redaction policy (the `redaction` config section). Default: every built-in recognizer on. */
   redaction?: RagwatchConfig['redaction'];
+  /** Spans come redacted with that policy already (the assembler reading collectors' span records). Default false. */
+  textRedacted?: boolean;
   /** Sweep period, milliseconds. Default: a quarter of `traceIdleMs`, at least 50. */
   sweepIntervalMs?: number;
 }
@@ -58,7 +60,7 @@ export class Capture {
     this.#onTriplet = options.onTriplet;
     this.#routes = new LabelBound(20, c.routes);
     this.#onOutcome = options.onOutcome;
-    this.#redactor = createRedactor(options.redaction);
+    this.#redactor = createRedactor(options.redaction, { textRedacted: options.textRedacted ?? false });
     this.#build = {
       mappers: options.mappers ?? createMappers(c.custom),
       defaultService: c.defaultService,

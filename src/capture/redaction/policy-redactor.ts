@@ -40,9 +40,14 @@ export class PolicyRedactor implements TripletRedactor {
   readonly #hmacAttrs: ReadonlySet<string>;
   readonly #key: HmacKey;
 
-  /** @param config the `redaction` config section; default: every built-in recognizer on. */
-  constructor(config: RedactionConfig = redactionSection.parse({})) {
-    this.#enabled = config.enabled;
+  /**
+   * @param config the `redaction` config section; default: every built-in recognizer on.
+   * @param options `textRedacted`: the text was redacted upstream with the same policy (span records
+   *   from a collector): only the attribute allow-list and HMAC attributes apply here, no recognizer
+   *   runs twice over the same text.
+   */
+  constructor(config: RedactionConfig = redactionSection.parse({}), options: { textRedacted?: boolean } = {}) {
+    this.#enabled = config.enabled && !options.textRedacted;
     this.#recognizers = activeRecognizers(config);
     this.#allow = new Set(config.allowAttributes);
     this.#hmacAttrs = new Set(config.hmacAttributes);

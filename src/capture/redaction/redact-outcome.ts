@@ -10,8 +10,8 @@ import type { Instruments } from '../../metrics/instruments.ts';
 import type { GenerationOutcome } from '../types.ts';
 
 /** Builds the redactor for a `redaction` config section (default: every built-in recognizer on). */
-export function createRedactor(config?: RedactionConfig): TripletRedactor {
-  return new PolicyRedactor(config);
+export function createRedactor(config?: RedactionConfig, options: { textRedacted?: boolean } = {}): TripletRedactor {
+  return new PolicyRedactor(config, options);
 }
 
 /**
