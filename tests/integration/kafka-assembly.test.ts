@@ -17,6 +17,7 @@ import { waitFor } from '../helpers/process.ts';
 import { readTopic, readTopicOnce, roleConfig, scrape, startRole, type RoleProcess, type TopicReader } from './kafka-process.ts';
 
 const enabled = haveKcat('tests/integration/kafka-assembly.test.ts');
+const CANARY_EMAIL = 'canary.split@example.org';
 
 type Body = { resourceSpans: Array<{ resource: { attributes: unknown[] }; scopeSpans: Array<{ scope: unknown; spans: Array<{ name: string }> }> }> };
 
@@ -94,24 +95,33 @@ describe.skipIf(!enabled)('split assembly: two collectors → spans topic → as
     await poison.connect();
     await poison.send({ topic: topics.spans, messages: [{ key: 'f'.repeat(32), value: '{"traceId":"not-hex","spans":[],"logs":[]}' }, { key: 'e'.repeat(32), value: 'not json' }] });
     await poison.disconnect();
-    // Phase 1: 40 traces split across the two collectors in both orders, 10 from two services.
+    // Phase 1: 40 traces split across the two collectors in both orders, 10 from two services, 1 with PII.
     const sent = [...(await sendSplit(a, b, 40, 'p')), ...(await sendSplit(b, a, 10, 'm', ['retriever-svc', 'generator-svc']))];
+    const pii = openInferenceTrace({ query: `What is item p-0? Mail me at ${CANARY_EMAIL}`, documents: [{ id: 'd', content: 'Item p-0 is a blue widget made in 2021.' }], response: 'Item p-0 is a blue widget.', startMs: Date.now() - 3_000 });
+    await post(a, JSON.stringify(pii.body));
+    sent.push(pii.traceId);
     await waitFor(() => new Set(scoredIds()).size >= sent.length, 60_000, 250);
     const triplets = (await readTopicOnce(mock.brokers, topics.triplets)).map((v) => JSON.parse(v) as SampledTriplet);
     for (const id of sent) {
       const mine = triplets.filter((t) => t.traceId === id);
       expect(mine, id).toHaveLength(1);
-      expect(mine[0]!.query).toMatch(/^What is item [pm]-\d+\?$/);
+      expect(mine[0]!.query).toMatch(/^What is item [pm]-\d+\?( Mail me at <EMAIL_1>)?$/);
       expect(mine[0]!.sources).toHaveLength(1);
       expect(mine[0]!.response).toMatch(/ is a blue widget\.$/);
     }
     expect(triplets.filter((t) => t.traceId.length > 0 && sent.includes(t.traceId) && t.service === 'generator-svc')).toHaveLength(10);
     expect(scoredIds()).toHaveLength(sent.length);
+    // Span records are redacted before they leave the collector: the address never reaches Kafka.
+    const spanRecords = await readTopicOnce(mock.brokers, topics.spans);
+    expect(spanRecords.some((r) => r.includes(pii.traceId) && r.includes('<EMAIL_1>'))).toBe(true);
+    expect(spanRecords.some((r) => r.includes(CANARY_EMAIL))).toBe(false);
+    expect(triplets.some((t) => JSON.stringify(t).includes(CANARY_EMAIL))).toBe(false);
     expect(await scrape(assembler.apiUrl, 'ragwatch_triplets_incomplete_total')).toBe(0);
     expect(await scrape(assembler.apiUrl, 'ragwatch_dropped_total', { stage: 'assembler', reason: 'invalid_span_record' })).toBe(2);
     await waitFor(async () => (await readTopicOnce(mock.brokers, topics.dlq)).length === 2, 20_000, 250);
     // Span accounting: every span the collectors forwarded was received by the assembler.
     const forwarded = (await scrape(collectorA!.apiUrl, 'ragwatch_spans_forwarded_total')) + (await scrape(collectorB!.apiUrl, 'ragwatch_spans_forwarded_total'));
+    // Each trace has 3 spans (root, retriever, LLM); the poison records were never forwarded.
     expect(forwarded).toBe(sent.length * 3);
     expect(await scrape(assembler.apiUrl, 'ragwatch_spans_received_total', { source: 'kafka' })).toBe(forwarded);
 
