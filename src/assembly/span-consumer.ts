@@ -33,6 +33,9 @@ export interface KafkaSpanConsumerOptions {
   logger?: Logger;
 }
 
+/** DLQ entries held between commits, at most. */
+const MAX_PENDING_DLQ = 1_000;
+
 interface PartitionState {
   /** Trace id → offset of its first record not yet covered by a commit. */
   pending: Map<string, bigint>;
@@ -123,8 +126,10 @@ export class KafkaSpanConsumer {
       const offset = BigInt(message.offset);
       const record = message.value === null ? 'empty message' : parseTraceBatch(message.value);
       if (typeof record === 'string') {
-        this.#dlq.push(dlqMessage({ message, topic, partition, error: record, stage: 'assembler', reason: 'invalid_span_record', attempts: 1, maxBytes: section.producer.maxMessageBytes }));
-        instruments.dropped.inc({ stage: 'assembler', reason: 'invalid_span_record' });
+        // Bounded while the DLQ cannot be written: past the bound a bad record is counted, not kept.
+        const full = this.#dlq.length >= MAX_PENDING_DLQ;
+        if (!full) this.#dlq.push(dlqMessage({ message, topic, partition, error: record, stage: 'assembler', reason: 'invalid_span_record', attempts: 1, maxBytes: section.producer.maxMessageBytes }));
+        instruments.dropped.inc({ stage: 'assembler', reason: full ? 'dlq_buffer_full' : 'invalid_span_record' });
       } else {
         const { traceId } = record;
         if (!state.pending.has(traceId)) state.pending.set(traceId, offset);
