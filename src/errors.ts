@@ -18,7 +18,8 @@ export type RagwatchErrorCode =
   | 'RAGWATCH_JUDGE_CIRCUIT_OPEN'
   | 'RAGWATCH_JUDGE_REJECTED'
   | 'RAGWATCH_TRANSPORT_FAILED'
-  | 'RAGWATCH_SHUTDOWN';
+  | 'RAGWATCH_SHUTDOWN'
+  | 'RAGWATCH_PROBE_SUITE_INVALID';
 
 /** Base class of every error ragwatch raises on purpose. */
 export class RagwatchError extends Error {

@@ -1,0 +1,90 @@
+/**
+ * The probe suite (GRAMMAR ground-truth canaries, DESIGN §13): what a user writes in YAML, validated
+ * with zod. Query logics are SQL templates over a fact database; each has several wordings. See
+ * docs/probes.md for every key.
+ * @module
+ */
+import { z } from 'zod';
+
+/** A Prometheus-label-safe name (suite and template names become label values). */
+const labelName = z.string().regex(/^[a-z][a-z0-9_]{0,62}$/, 'lower-case letters, digits and _, starting with a letter (a Prometheus label value)');
+
+/** How an answer is compared with the ground truth. */
+export const MATCH_KINDS = ['exact', 'contains', 'number', 'set', 'judge'] as const;
+export type MatchKind = (typeof MATCH_KINDS)[number];
+
+/** Deterministic input variations added to every group (HCAT robustness). */
+export const PERTURBATIONS = ['typo', 'lowercase'] as const;
+export type Perturbation = (typeof PERTURBATIONS)[number];
+
+const templateSchema = z
+  .object({
+    /** Template name (a Prometheus label value). */
+    name: labelName,
+    /** One SELECT over the facts; `[table.column]` placeholders are bound as parameters, never spliced. */
+    sql: z.string().min(1),
+    /** Wordings of the same question, each with every placeholder of `sql`. */
+    texts: z.array(z.string().min(1)).min(1),
+    /** `exact` | `contains` (default) | `number` (with `tolerance`) | `set` (every row) | `judge` (LLM: same meaning?). */
+    match: z.enum(MATCH_KINDS).default('contains'),
+    /** Relative tolerance of `match: number`. Default 0 (equal after parsing). */
+    tolerance: z.number().min(0).default(0),
+  })
+  .strict();
+
+const targetSchema = z
+  .object({
+    /** The RAG service's endpoint. */
+    url: z.string().url(),
+    /** `POST` (default: `body` as JSON) or `GET` (`{{query}}` in the URL). */
+    method: z.enum(['GET', 'POST']).default('POST'),
+    /** Request headers; `${VAR}` is taken from the environment. */
+    headers: z.record(z.string(), z.string()).default({}),
+    /** JSON body template; `{{query}}` is replaced by the JSON-escaped query. Default `{ question: "{{query}}" }`. */
+    body: z.unknown().default({ question: '{{query}}' }),
+    /** Dot path to the answer text in the JSON response. */
+    answerPath: z.string().min(1),
+    /** Dot path to the sources (array of strings or of `{id, content}`), when the service returns them. */
+    sourcesPath: z.string().min(1).optional(),
+    /** Per-request timeout, milliseconds. Default 30000. */
+    timeoutMs: z.number().int().positive().default(30_000),
+  })
+  .strict();
+
+/** A probe suite file. */
+export const probeSuiteSchema = z
+  .object({
+    /** Suite name (a Prometheus label value). */
+    suite: labelName,
+    /** Facts: a SQLite file, opened read-only. Relative to the suite file. */
+    database: z.string().min(1).optional(),
+    /** Facts: a directory of CSV files, one table each (file name = table name), loaded in memory. */
+    csv: z.string().min(1).optional(),
+    target: targetSchema,
+    templates: z.array(templateSchema).min(1),
+    /** Variations added to every group. Default none. */
+    perturbations: z.array(z.enum(PERTURBATIONS)).default([]),
+    /** Answers that say the service does not know (case-insensitive regular expressions): `abstained`, not `wrong`. */
+    abstainPatterns: z.array(z.string().min(1)).default(["\\b(i don't know|i do not know|not sure|no information|cannot find|can't find|unable to answer)\\b"]),
+    limits: z
+      .object({
+        /** Filled queries per template at most (deterministic subsample of every fill-in combination). Default 20. */
+        maxQueriesPerTemplate: z.number().int().positive().default(20),
+        /** Requests in flight at once. Default 2. */
+        concurrency: z.number().int().positive().default(2),
+        /** Requests per minute at most. Default 30. */
+        perMinute: z.number().int().positive().default(30),
+      })
+      .strict()
+      .prefault({}),
+    /** How often the long-running roles run the suite (`15m`, `1h`). Default `15m`. */
+    schedule: z
+      .object({ every: z.string().regex(/^[1-9][0-9]*(s|m|h)$/, 'a duration like "30s", "15m", "1h"').default('15m') })
+      .strict()
+      .prefault({}),
+  })
+  .strict()
+  .refine((s) => (s.database === undefined) !== (s.csv === undefined), { message: 'give exactly one of database (SQLite file) or csv (directory)', path: ['database'] });
+
+export type ProbeSuite = z.infer<typeof probeSuiteSchema>;
+export type ProbeTemplate = ProbeSuite['templates'][number];

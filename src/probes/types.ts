@@ -1,0 +1,28 @@
+/**
+ * Probe contracts (DESIGN §13): facts, generated queries with their ground truth.
+ * @module
+ */
+import type { MatchKind, Perturbation } from './suite.ts';
+
+/** Where the facts come from: a SQLite file (opened read-only) or CSV tables (loaded in memory). */
+export type FactSource = { kind: 'sqlite'; path: string } | { kind: 'csv'; tables: Record<string, Array<Record<string, string>>> };
+
+/** One question to ask the service, with what a correct answer contains. */
+export interface ProbeQuery {
+  suite: string;
+  template: string;
+  /** Every wording (and perturbation) of one filled query logic shares a group id. */
+  group: string;
+  /** `text:0`, `text:1`, … or a perturbation of `text:0` (`typo`, `lowercase`). */
+  variant: string;
+  /** The question as asked. */
+  query: string;
+  /** The placeholder values of this fill-in, by placeholder (`employees.name`). */
+  fill: Record<string, string>;
+  /** The instantiated SQL's result: first column of every row. */
+  truth: Array<string | number>;
+  match: MatchKind;
+  tolerance: number;
+}
+
+export type { Perturbation };
