@@ -7,20 +7,36 @@ import { parseArgs } from 'node:util';
 import { loadProbeSuite } from '../config/load-suite.ts';
 import { ConfigError } from '../errors.ts';
 import { generateProbes, openFacts } from '../probes/generate.ts';
+import { runProbes, summarize, type ProbeReport } from '../probes/runner.ts';
 import type { Command } from './types.ts';
 
 export const probeCommand: Command = {
   name: 'probe',
   summary: 'ground-truth probes: "probe list SUITE.yaml" prints the generated questions and their answers',
   usage: `usage: ragwatch probe list [--json] SUITE.yaml
+       ragwatch probe run [--json] [--min-accuracy X] [--min-robustness X] SUITE.yaml
 
-  list     every generated query (templates × fill-ins × wordings and perturbations) with its
-           ground truth, asking nothing; exit 2 with the template and key named when the suite is bad
-  --json   one JSON object per line: {suite, template, group, variant, query, fill, truth, match}`,
+  list              every generated query (templates × fill-ins × wordings and perturbations) with its
+                    ground truth, asking nothing; exit 2 with the template and key named when the suite is bad
+  run               asks the service every query (within limits.concurrency and limits.perMinute) and
+                    reports outcomes, accuracy, robustness R, gap / robust / non-robust groups per
+                    template and failures by module; exit 1 below a minimum (a CI quality gate)
+  --json            list: one JSON object per query; run: one report object
+  --min-accuracy    run: exit 1 when accuracy (correct / answered) is below X
+  --min-robustness  run: exit 1 when robustness R is below X`,
   async run(argv) {
-    const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: { json: { type: 'boolean', default: false } } });
+    const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: { json: { type: 'boolean', default: false }, 'min-accuracy': { type: 'string' }, 'min-robustness': { type: 'string' } } });
     const [sub, file] = positionals;
-    if (sub !== 'list' || file === undefined) throw new ConfigError('probe: usage: ragwatch probe list [--json] SUITE.yaml', []);
+    if ((sub !== 'list' && sub !== 'run') || file === undefined) throw new ConfigError('probe: usage: ragwatch probe list|run [--json] SUITE.yaml', []);
+    const minimum = (flag: 'min-accuracy' | 'min-robustness') => {
+      const v = values[flag];
+      if (v === undefined) return undefined;
+      const n = Number(v);
+      if (!(n >= 0 && n <= 1)) throw new ConfigError(`probe: --${flag} must be a number in [0,1], got "${v}"`, []);
+      return n;
+    };
+    const minAccuracy = minimum('min-accuracy');
+    const minRobustness = minimum('min-robustness');
     const { suite, facts } = loadProbeSuite(file);
     const db = openFacts(facts);
     let queries;
@@ -28,6 +44,16 @@ export const probeCommand: Command = {
       queries = generateProbes(suite, db);
     } finally {
       db.close();
+    }
+    if (sub === 'run') {
+      const report = summarize(suite.suite, await runProbes(suite, queries));
+      process.stdout.write(values.json ? `${JSON.stringify(report)}\n` : formatReport(report));
+      const low = (v: number | null, min: number | undefined) => min !== undefined && (v === null || v < min);
+      if (low(report.accuracy, minAccuracy) || low(report.robustness, minRobustness)) {
+        process.stderr.write(`ragwatch probe: below the minimum (accuracy ${report.accuracy?.toFixed(3) ?? 'n/a'}, robustness ${report.robustness?.toFixed(3) ?? 'n/a'})\n`);
+        process.exitCode = 1;
+      }
+      return;
     }
     if (values.json) {
       for (const q of queries) process.stdout.write(`${JSON.stringify(q)}\n`);
@@ -45,3 +71,19 @@ export const probeCommand: Command = {
     process.stdout.write(`\n${queries.length} queries in ${groups} groups from ${suite.templates.length} templates (suite ${suite.suite})\n`);
   },
 };
+
+const pct = (v: number | null) => (v === null ? 'n/a' : `${(v * 100).toFixed(1)} %`);
+
+/** The readable report of a run. */
+export function formatReport(r: ProbeReport): string {
+  const lines = [
+    `suite ${r.suite}: ${r.queries} queries — correct ${r.outcomes.correct}, wrong ${r.outcomes.wrong}, abstained ${r.outcomes.abstained}, error ${r.outcomes.error}`,
+    `accuracy ${pct(r.accuracy)}   robustness R ${pct(r.robustness)}   groups: ${r.groups.robust} robust, ${r.groups.non_robust} non-robust, ${r.groups.gap} gap`,
+    `failures by module: retrieval ${r.failures.retrieval}, generator ${r.failures.generator}, unknown ${r.failures.unknown}`,
+    ...(Object.keys(r.errors).length > 0 ? [`errors: ${Object.entries(r.errors).map(([k, n]) => `${k} ${n}`).join(', ')}`] : []),
+    '',
+    'template                     correct/total   robust  non-robust  gap',
+    ...r.templates.map((t) => `${t.name.padEnd(28)} ${`${t.correct}/${t.total}`.padStart(13)}   ${String(t.groups.robust).padStart(6)}  ${String(t.groups.non_robust).padStart(10)}  ${String(t.groups.gap).padStart(3)}`),
+  ];
+  return `${lines.join('\n')}\n`;
+}

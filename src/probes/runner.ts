@@ -1,0 +1,147 @@
+/**
+ * Runs a suite's probe queries against the service within its limits (`concurrency` requests at
+ * once, `perMinute` request starts per minute) and grades each answer: `correct`, `wrong`,
+ * `abstained` (the answer says it does not know) or `error` (timeout, HTTP ≠ 2xx, no answer at
+ * `answerPath`: the service's fault, never counted as wrong). The report follows GRAMMAR: groups are
+ * gap / robust / non-robust, robustness R = correct / (answered − instances in gap groups), and a
+ * failure is attributed to retrieval or generation by looking at what was retrieved.
+ * @module
+ */
+import { isAbstention, matchAnswer } from './match.ts';
+import type { ProbeSuite } from './suite.ts';
+import { askTarget, type ProbeSource, type TargetReply } from './target.ts';
+import type { ProbeQuery } from './types.ts';
+
+/** Grade of one answer. */
+export type ProbeOutcomeKind = 'correct' | 'wrong' | 'abstained' | 'error';
+/** Which module a wrong or abstained answer is attributed to. */
+export type FailedModule = 'retrieval' | 'generator' | 'unknown';
+
+/** One asked query and what came of it. */
+export interface ProbeOutcome {
+  query: ProbeQuery;
+  outcome: ProbeOutcomeKind;
+  /** Why an `error` (timeout, http_status, no_answer, …). */
+  reason?: string;
+  traceId: string;
+  sources?: ProbeSource[];
+  module?: FailedModule;
+}
+
+/** The report of one run (`ragwatch probe run --json`). */
+export interface ProbeReport {
+  suite: string;
+  queries: number;
+  outcomes: Record<ProbeOutcomeKind, number>;
+  /** correct / answered (errors excluded); null when nothing was answered. */
+  accuracy: number | null;
+  /** correct / (answered − instances of gap groups); null when undefined. */
+  robustness: number | null;
+  groups: { gap: number; robust: number; non_robust: number };
+  templates: Array<{ name: string; groups: { gap: number; robust: number; non_robust: number }; correct: number; total: number }>;
+  failures: Record<FailedModule, number>;
+  errors: Record<string, number>;
+}
+
+/** Ask function (the HTTP target by default; tests and the scheduled prober may pass their own). */
+export type Ask = (query: ProbeQuery) => Promise<TargetReply>;
+
+function contains(sources: readonly ProbeSource[], truth: ReadonlyArray<string | number>): boolean {
+  return sources.some((s) => truth.some((t) => matchAnswer(s.content, [t], 'contains') === true));
+}
+
+/** Grades a reply. */
+export function grade(query: ProbeQuery, reply: TargetReply, abstain: readonly RegExp[]): ProbeOutcome {
+  if (!reply.ok) return { query, outcome: 'error', reason: reply.reason, traceId: reply.traceId };
+  const base = { query, traceId: reply.traceId, ...(reply.sources ? { sources: reply.sources } : {}) };
+  const matched = matchAnswer(reply.answer, query.truth, query.match, query.tolerance);
+  if (matched === undefined) return { ...base, outcome: 'error', reason: 'judge_match_unavailable' };
+  if (matched) return { ...base, outcome: 'correct' };
+  return { ...base, outcome: isAbstention(reply.answer, abstain) ? 'abstained' : 'wrong' };
+}
+
+/** Runs every query within the suite's limits. Never throws for the service's failures. */
+export async function runProbes(suite: ProbeSuite, queries: readonly ProbeQuery[], ask: Ask = (q) => askTarget(suite.target, suite.suite, q.query)): Promise<ProbeOutcome[]> {
+  const abstain = suite.abstainPatterns.map((p) => new RegExp(p, 'iu'));
+  const spacingMs = 60_000 / suite.limits.perMinute;
+  const out: ProbeOutcome[] = new Array(queries.length);
+  let next = 0;
+  let nextStartMs = performance.now();
+  const worker = async () => {
+    for (let i = next++; i < queries.length; i = next++) {
+      // Request starts are spaced so that no minute sees more than perMinute of them.
+      const startAt = nextStartMs;
+      nextStartMs = Math.max(nextStartMs, performance.now()) + spacingMs;
+      const wait = startAt - performance.now();
+      if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+      out[i] = grade(queries[i]!, await ask(queries[i]!), abstain);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(suite.limits.concurrency, queries.length) }, worker));
+  return attribute(out);
+}
+
+/** Fills `module` of every wrong or abstained outcome (GRAMMAR's context comparison, with sibling sources). */
+export function attribute(outcomes: ProbeOutcome[]): ProbeOutcome[] {
+  const byGroup = new Map<string, ProbeOutcome[]>();
+  for (const o of outcomes) byGroup.set(o.query.group, [...(byGroup.get(o.query.group) ?? []), o]);
+  for (const o of outcomes) {
+    if (o.outcome !== 'wrong' && o.outcome !== 'abstained') continue;
+    if (!o.sources) {
+      o.module = 'unknown';
+      continue;
+    }
+    const siblingIds = new Set(byGroup.get(o.query.group)!.filter((s) => s.outcome === 'correct').flatMap((s) => (s.sources ?? []).flatMap((x) => (x.id ? [x.id] : []))));
+    o.module = contains(o.sources, o.query.truth) || o.sources.some((s) => s.id !== undefined && siblingIds.has(s.id)) ? 'generator' : 'retrieval';
+  }
+  return outcomes;
+}
+
+type GroupKind = 'gap' | 'robust' | 'non_robust';
+
+function groupKind(members: readonly ProbeOutcome[]): GroupKind | undefined {
+  const answered = members.filter((m) => m.outcome !== 'error');
+  if (answered.length === 0) return undefined;
+  const correct = answered.filter((m) => m.outcome === 'correct').length;
+  return correct === 0 ? 'gap' : correct === answered.length ? 'robust' : 'non_robust';
+}
+
+/** The run's report. */
+export function summarize(suite: string, outcomes: readonly ProbeOutcome[]): ProbeReport {
+  const count = <K extends string>(keys: readonly K[], of: (o: ProbeOutcome) => K | undefined, items = outcomes) => {
+    const r = Object.fromEntries(keys.map((k) => [k, 0])) as Record<K, number>;
+    for (const o of items) {
+      const k = of(o);
+      if (k !== undefined) r[k] = (r[k] ?? 0) + 1;
+    }
+    return r;
+  };
+  const byGroup = new Map<string, ProbeOutcome[]>();
+  for (const o of outcomes) byGroup.set(o.query.group, [...(byGroup.get(o.query.group) ?? []), o]);
+  const kinds = new Map([...byGroup].map(([g, members]) => [g, groupKind(members)]));
+  const groups = { gap: 0, robust: 0, non_robust: 0 };
+  for (const k of kinds.values()) if (k) groups[k]++;
+  const answered = outcomes.filter((o) => o.outcome !== 'error');
+  const correct = answered.filter((o) => o.outcome === 'correct').length;
+  const inGaps = answered.filter((o) => kinds.get(o.query.group) === 'gap').length;
+  const templates = [...new Set(outcomes.map((o) => o.query.template))].map((name) => {
+    const mine = outcomes.filter((o) => o.query.template === name);
+    const g = { gap: 0, robust: 0, non_robust: 0 };
+    for (const group of new Set(mine.map((o) => o.query.group))) {
+      const k = kinds.get(group);
+      if (k) g[k]++;
+    }
+    return { name, groups: g, correct: mine.filter((o) => o.outcome === 'correct').length, total: mine.length };
+  });
+  return {
+    suite,
+    queries: outcomes.length,
+    outcomes: count(['correct', 'wrong', 'abstained', 'error'] as const, (o) => o.outcome),
+    accuracy: answered.length === 0 ? null : correct / answered.length,
+    robustness: answered.length - inGaps === 0 ? null : correct / (answered.length - inGaps),
+    groups,
+    templates,
+    failures: count(['retrieval', 'generator', 'unknown'] as const, (o) => o.module),
+    errors: count([] as string[], (o) => (o.outcome === 'error' ? o.reason : undefined)),
+  };
+}
