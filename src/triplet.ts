@@ -77,6 +77,8 @@ export const tripletSchema = z.object({
   redactionPolicy: z.string().optional(),
   /** Free-form span attributes kept for sampling rules (bounded by the mapper). */
   attributes: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).optional(),
+  /** `probe`: asked by ragwatch's own ground-truth probes (trace id marked); absent for production traffic. */
+  origin: z.literal('probe').optional(),
 });
 export type Triplet = z.infer<typeof tripletSchema>;
 
@@ -141,5 +143,7 @@ export const scoreRecordSchema = z.object({
   details: detailsSchema,
   diagnosis: z.array(z.string()),
   usage: usageSchema,
+  /** `probe` for a probe's triplet: kept out of production series, windows, alerts and examples. */
+  origin: z.literal('probe').optional(),
 });
 export type ScoreRecord = z.infer<typeof scoreRecordSchema>;

@@ -9,6 +9,7 @@ import { lastOfRole, str } from './attributes.ts';
 import { latencyOf } from './latency.ts';
 import { MAX_DATE_MS } from './otlp/any-value.ts';
 import type { PromptSources } from './mappers/custom.ts';
+import { isProbeTraceId } from '../probes/trace-id.ts';
 import { declaredNonGeneration, nonGenerationOperation, type NonGenerationOperation } from './operation.ts';
 import { textFromValue } from './mappers/openinference.ts';
 import type { CapturedLog, CapturedSpan, ConventionMapper, GenerationFields, GenerationOutcome, MissingField, OutcomeExplanation, RetrievalFields, SpanRole } from './types.ts';
@@ -275,6 +276,7 @@ export function buildTriplets(spans: readonly CapturedSpan[], options: BuildOpti
     };
     if (route !== undefined) triplet.route = route;
     if (gen.model !== undefined) triplet.model = gen.model;
+    if (isProbeTraceId(span.traceId)) triplet.origin = 'probe';
     outcomes.push({ kind: 'triplet', triplet, mapper: mapper.name, explain });
   }
   return outcomes;

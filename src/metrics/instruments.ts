@@ -41,6 +41,7 @@ export function createInstruments(options: InstrumentsOptions = {}) {
     registry,
     spansReceived: new Counter({ name: 'ragwatch_spans_received_total', help: 'Spans received, by source (otlp, processor, kafka: from the spans topic).', labelNames: ['source'], registers }),
     spansForwarded: new Counter({ name: 'ragwatch_spans_forwarded_total', help: 'Spans and log records acknowledged by Kafka on the spans topic (collector in split assembly; one message per trace and request).', registers }),
+    probeRecords: new Counter({ name: 'ragwatch_probe_score_records_total', help: 'Score records of ground-truth probe triplets (trace id marked): kept out of the production score windows, alerts and examples.', registers }),
     lateSpans: new Counter({ name: 'ragwatch_late_spans_total', help: 'Spans of a trace that arrived after the trace was assembled (context for their own generations only; never a second triplet for an earlier one).', registers }),
     assemblerLag: new Gauge({ name: 'ragwatch_assembler_lag_messages', help: 'Span records behind the spans topic high watermark, by partition (assembler).', labelNames: ['partition'], registers }),
     logsReceived: new Counter({ name: 'ragwatch_logs_received_total', help: 'Log records received (GenAI content events).', labelNames: ['source'], registers }),

@@ -113,6 +113,11 @@ export class QualityMonitor {
 
   /** The scorer's `onRecord` sink. Never throws. */
   readonly onRecord = (record: ScoreRecord, triplet?: SampledTriplet): void => {
+    // Probe answers are evidence about the judges, not production quality: never in these windows, alerts or examples.
+    if (record.origin === 'probe') {
+      this.#instruments.probeRecords.inc();
+      return;
+    }
     const service = this.#instruments.score.boundLabels({ service: record.service }).service ?? 'other';
     for (const [metric, value] of Object.entries(record.scores)) {
       if (value !== undefined) this.windows.add({ metric, judge: record.judge.kind, service }, value, record.weight);

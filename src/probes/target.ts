@@ -8,6 +8,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { ProbeSuite } from './suite.ts';
+import { probeTraceId } from './trace-id.ts';
 
 /** A source the service returned with its answer. */
 export interface ProbeSource {
@@ -55,7 +56,8 @@ function sourcesOf(value: unknown): ProbeSource[] | undefined {
 
 /** Asks one question. Never throws. */
 export async function askTarget(target: ProbeSuite['target'], suite: string, query: string): Promise<TargetReply> {
-  const traceId = randomBytes(16).toString('hex');
+  // Marked as a probe: its captured triplet is always sampled and never mixes with production series.
+  const traceId = probeTraceId();
   const headers: Record<string, string> = { ...target.headers, traceparent: `00-${traceId}-${randomBytes(8).toString('hex')}-01`, baggage: `ragwatch.probe=${encodeURIComponent(suite)}` };
   const started = performance.now();
   const fail = (reason: Extract<TargetReply, { ok: false }>['reason'], detail: string): TargetReply => ({ ok: false, reason, detail, traceId, durationMs: performance.now() - started });

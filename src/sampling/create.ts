@@ -7,8 +7,19 @@ import { StratifiedSampler } from './stratified.ts';
 import type { Sampler } from './types.ts';
 import type { RagwatchConfig } from '../config/schema.ts';
 
-/** The sampler described by the `sampling` config section. */
+/** Every probe triplet is judged (weight 1, its own stratum): probes are few, and each one is evidence. */
+const PROBE_DECISION = { sampled: true, sampling: { weight: 1, stratum: 'probe', rule: 'probe' } } as const;
+
+/** The sampler described by the `sampling` config section; probe triplets always pass. */
 export function createSampler(config: RagwatchConfig['sampling']): Sampler {
+  const inner = configuredSampler(config);
+  return {
+    shouldSample: (triplet, nowMs) => (triplet.origin === 'probe' ? PROBE_DECISION : inner.shouldSample(triplet, nowMs)),
+    toString: () => `Probes+${inner.toString()}`,
+  };
+}
+
+function configuredSampler(config: RagwatchConfig['sampling']): Sampler {
   const strata = new StratifiedSampler({
     by: config.strata.by,
     ...(config.strata.attribute !== undefined ? { attribute: config.strata.attribute } : {}),

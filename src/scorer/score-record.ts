@@ -23,5 +23,6 @@ export function scoreRecordOf(triplet: SampledTriplet, judge: Pick<Judge, 'kind'
     usage: result.usage,
   };
   if (triplet.route !== undefined) record.route = triplet.route;
+  if (triplet.origin !== undefined) record.origin = triplet.origin;
   return record;
 }
