@@ -7,14 +7,20 @@ import { parseArgs } from 'node:util';
 import { loadProbeSuite } from '../config/load-suite.ts';
 import { ConfigError } from '../errors.ts';
 import { generateProbes, openFacts } from '../probes/generate.ts';
-import { runProbes, summarize, type ProbeReport } from '../probes/runner.ts';
+import { judgeAudit, type JudgeAuditRow } from '../probes/audit.ts';
+import { runProbes, summarize, type ProbeOutcome, type ProbeReport } from '../probes/runner.ts';
+import { scoreProbeAnswers } from '../probes/score-answers.ts';
+import { createRedactor } from '../capture/redaction/redact-outcome.ts';
+import { loadConfig } from '../config/load.ts';
+import { createInstruments } from '../metrics/instruments.ts';
+import { createJudge } from '../pipeline.ts';
 import type { Command } from './types.ts';
 
 export const probeCommand: Command = {
   name: 'probe',
   summary: 'ground-truth probes: "probe list SUITE.yaml" prints the generated questions and their answers',
   usage: `usage: ragwatch probe list [--json] SUITE.yaml
-       ragwatch probe run [--json] [--min-accuracy X] [--min-robustness X] SUITE.yaml
+       ragwatch probe run [--json] [-c FILE] [--min-accuracy X] [--min-robustness X] SUITE.yaml
 
   list              every generated query (templates × fill-ins × wordings and perturbations) with its
                     ground truth, asking nothing; exit 2 with the template and key named when the suite is bad
@@ -22,10 +28,12 @@ export const probeCommand: Command = {
                     reports outcomes, accuracy, robustness R, gap / robust / non-robust groups per
                     template and failures by module; exit 1 below a minimum (a CI quality gate)
   --json            list: one JSON object per query; run: one report object
+  -c, --config FILE run: ragwatch configuration — the judge that scores the answers for the judge
+                    audit (answers with sources only) and the alert thresholds it audits
   --min-accuracy    run: exit 1 when accuracy (correct / answered) is below X
   --min-robustness  run: exit 1 when robustness R is below X`,
   async run(argv) {
-    const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: { json: { type: 'boolean', default: false }, 'min-accuracy': { type: 'string' }, 'min-robustness': { type: 'string' } } });
+    const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: { json: { type: 'boolean', default: false }, config: { type: 'string', short: 'c' }, 'min-accuracy': { type: 'string' }, 'min-robustness': { type: 'string' } } });
     const [sub, file] = positionals;
     if ((sub !== 'list' && sub !== 'run') || file === undefined) throw new ConfigError('probe: usage: ragwatch probe list|run [--json] SUITE.yaml', []);
     const minimum = (flag: 'min-accuracy' | 'min-robustness') => {
@@ -46,7 +54,8 @@ export const probeCommand: Command = {
       db.close();
     }
     if (sub === 'run') {
-      const report = summarize(suite.suite, await runProbes(suite, queries));
+      const outcomes = await runProbes(suite, queries);
+      const report = summarize(suite.suite, outcomes, await audit(outcomes, values.config));
       process.stdout.write(values.json ? `${JSON.stringify(report)}\n` : formatReport(report));
       const low = (v: number | null, min: number | undefined) => min !== undefined && (v === null || v < min);
       if (low(report.accuracy, minAccuracy) || low(report.robustness, minRobustness)) {
@@ -81,9 +90,24 @@ export function formatReport(r: ProbeReport): string {
     `accuracy ${pct(r.accuracy)}   robustness R ${pct(r.robustness)}   groups: ${r.groups.robust} robust, ${r.groups.non_robust} non-robust, ${r.groups.gap} gap`,
     `failures by module: retrieval ${r.failures.retrieval}, generator ${r.failures.generator}, unknown ${r.failures.unknown}`,
     ...(Object.keys(r.errors).length > 0 ? [`errors: ${Object.entries(r.errors).map(([k, n]) => `${k} ${n}`).join(', ')}`] : []),
+    ...(r.judges.length > 0 ? ['', 'judge audit ("score below threshold" as a detector of wrong answers)', ...r.judges.map((j) => `  ${`${j.metric} (${j.judge})`.padEnd(36)} precision ${pct(j.precision).padStart(7)}  recall ${pct(j.recall).padStart(7)}  flagged ${j.flagged}/${j.n}, wrong ${j.wrong}`)] : []),
     '',
     'template                     correct/total   robust  non-robust  gap',
     ...r.templates.map((t) => `${t.name.padEnd(28)} ${`${t.correct}/${t.total}`.padStart(13)}   ${String(t.groups.robust).padStart(6)}  ${String(t.groups.non_robust).padStart(10)}  ${String(t.groups.gap).padStart(3)}`),
   ];
   return `${lines.join('\n')}\n`;
+}
+
+/** Scores the answers with the configured judge and audits every metric that has an alert threshold. */
+async function audit(outcomes: ProbeOutcome[], configFile: string | undefined): Promise<JudgeAuditRow[]> {
+  const config = loadConfig(configFile ? { file: configFile } : {});
+  const judge = createJudge(config, { instruments: createInstruments({ processMetrics: false }) });
+  await judge.init();
+  try {
+    const records = await scoreProbeAnswers(outcomes, judge, createRedactor(config.redaction), config.judge.concurrency);
+    const thresholds = Object.fromEntries(Object.entries(config.alerts.metrics).map(([m, a]) => [m, a!.threshold]));
+    return judgeAudit(outcomes, records, thresholds);
+  } finally {
+    await judge.shutdown();
+  }
 }

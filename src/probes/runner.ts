@@ -7,6 +7,7 @@
  * failure is attributed to retrieval or generation by looking at what was retrieved.
  * @module
  */
+import type { JudgeAuditRow } from './audit.ts';
 import { isAbstention, matchAnswer } from './match.ts';
 import type { ProbeSuite } from './suite.ts';
 import { askTarget, type ProbeSource, type TargetReply } from './target.ts';
@@ -24,6 +25,8 @@ export interface ProbeOutcome {
   /** Why an `error` (timeout, http_status, no_answer, …). */
   reason?: string;
   traceId: string;
+  /** The answer text (kept in memory for the judge audit; never printed). */
+  answer?: string;
   sources?: ProbeSource[];
   module?: FailedModule;
 }
@@ -41,6 +44,8 @@ export interface ProbeReport {
   templates: Array<{ name: string; groups: { gap: number; robust: number; non_robust: number }; correct: number; total: number }>;
   failures: Record<FailedModule, number>;
   errors: Record<string, number>;
+  /** The judge audit: how well each metric's "below threshold" flags the wrong answers (empty when not scored). */
+  judges: JudgeAuditRow[];
 }
 
 /** Ask function (the HTTP target by default; tests and the scheduled prober may pass their own). */
@@ -53,7 +58,7 @@ function contains(sources: readonly ProbeSource[], truth: ReadonlyArray<string |
 /** Grades a reply. */
 export function grade(query: ProbeQuery, reply: TargetReply, abstain: readonly RegExp[]): ProbeOutcome {
   if (!reply.ok) return { query, outcome: 'error', reason: reply.reason, traceId: reply.traceId };
-  const base = { query, traceId: reply.traceId, ...(reply.sources ? { sources: reply.sources } : {}) };
+  const base = { query, traceId: reply.traceId, answer: reply.answer, ...(reply.sources ? { sources: reply.sources } : {}) };
   const matched = matchAnswer(reply.answer, query.truth, query.match, query.tolerance);
   if (matched === undefined) return { ...base, outcome: 'error', reason: 'judge_match_unavailable' };
   if (matched) return { ...base, outcome: 'correct' };
@@ -107,7 +112,7 @@ function groupKind(members: readonly ProbeOutcome[]): GroupKind | undefined {
 }
 
 /** The run's report. */
-export function summarize(suite: string, outcomes: readonly ProbeOutcome[]): ProbeReport {
+export function summarize(suite: string, outcomes: readonly ProbeOutcome[], judges: JudgeAuditRow[] = []): ProbeReport {
   const count = <K extends string>(keys: readonly K[], of: (o: ProbeOutcome) => K | undefined, items = outcomes) => {
     const r = Object.fromEntries(keys.map((k) => [k, 0])) as Record<K, number>;
     for (const o of items) {
@@ -143,5 +148,6 @@ export function summarize(suite: string, outcomes: readonly ProbeOutcome[]): Pro
     templates,
     failures: count(['retrieval', 'generator', 'unknown'] as const, (o) => o.module),
     errors: count([] as string[], (o) => (o.outcome === 'error' ? o.reason : undefined)),
+    judges,
   };
 }

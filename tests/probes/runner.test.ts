@@ -111,14 +111,18 @@ describe('probe run', () => {
     for (let i = 1; i < starts.length; i++) expect(starts[i]! - starts[i - 1]!).toBeGreaterThan(90);
   });
 
-  it('the CLI gate: --json report, exit 1 below --min-robustness', async () => {
+  it('the CLI gate: --json report with the judge audit, exit 1 below --min-robustness', async () => {
     // Asynchronously: the scripted service runs in this process and must keep answering.
     const r = await new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve) => {
       const child = execFile(process.execPath, [BIN, 'probe', 'run', '--json', '--min-robustness', '0.9', suiteFile()], { cwd: ROOT, env: { ...process.env, NODE_NO_WARNINGS: '1' } }, (_err, stdout, stderr) => resolve({ status: child.exitCode, stdout, stderr }));
     });
     expect(r.status, r.stderr).toBe(1);
-    const report = JSON.parse(r.stdout) as { robustness: number; groups: unknown };
+    const report = JSON.parse(r.stdout) as { robustness: number; judges: Array<Record<string, unknown>> };
     expect(report.robustness).toBeCloseTo(0.75, 12);
     expect(r.stderr).toMatch(/below the minimum/);
-  });
+    // The judge audit (embedded judge by default) over the 6 answers with sources: grounding_lexical has a
+    // score for Alice ×2 and Brian ×2 (Chen's "Sales." has nothing to check) and flags none — it misses
+    // Brian's wrong "Finance." (a name that occurs in the retrieved passage): recall 0, precision undefined.
+    expect(report.judges.find((j) => j.metric === 'grounding_lexical')).toEqual({ metric: 'grounding_lexical', judge: 'embedded', n: 4, flagged: 0, wrong: 1, precision: null, recall: 0 });
+  }, 60_000);
 });

@@ -116,13 +116,14 @@ export function checkableTokens(text: string, context: readonly string[] = []): 
   for (const sentence of entitySentences(t)) {
     const first = firstWordIndex(sentence);
     for (const match of sentence.matchAll(ENTITY)) {
-      const parts = match[0].replace(/[.’']+$/u, '').split(/\s+/u);
+      const all = match[0].replace(/[.’']+$/u, '').split(/\s+/u);
+      const parts = [...all];
       const atStart = match.index === first;
       while (parts.length > 0 && COMMON.has(parts[0]!.toLowerCase())) parts.shift();
       // A lone capitalised common word that starts a sentence ("To date, …") is a name only with
       // evidence (capitalised elsewhere, possessive); two or more capitalised words ("Lucas Oil
       // Stadium has …") and uncommon words ("Tokyo hosted …") are names wherever they stand.
-      if (atStart && parts.length === 1 && parts[0] === match[0].split(/\s+/u)[0]) {
+      if (atStart && parts.length === 1 && parts[0] === all[0]) {
         const word = parts[0]!;
         const lower = words(word)[0] ?? '';
         if (isCommonWord(lower) && !elsewhere.has(lower) && !/[’']s$/u.test(word)) parts.shift();

@@ -22,6 +22,12 @@ describe('grounding_lexical', () => {
     expect(checkableTokens('Bill signed it.', ['It was signed by Bill in 1990.']).entities).toEqual(['Bill']);
   });
 
+  it('a one-word answer with its full stop is treated as the sentence start it is', () => {
+    expect(checkableTokens('Sales.').entities).toEqual([]);
+    expect(checkableTokens('Legal.', ["Brian O'Hara works in Legal."]).entities).toEqual(['Legal']);
+    expect(checkableTokens('Tokyo.').entities).toEqual(['Tokyo']);
+  });
+
   it('lists the response tokens that appear nowhere in the sources', () => {
     const r = groundingLexical('It was completed in 1856 and named after Chimnabai I, wife of Ranjit Singh.', ['Completed in 1896, named in memory of Chimnabai I.']);
     expect(r).toMatchObject({ ok: true, unsupported: ['1856', 'Ranjit Singh'] });
