@@ -1,0 +1,116 @@
+/**
+ * A small RAG service over the example probe suite's company (config/probes/example/facts), for the
+ * probes demo and tests: documents rendered from the same facts, a keyword retriever (top 2 by word
+ * overlap) and an extractive answerer. Its weaknesses are real and explainable:
+ * - facts missing from the documents (Hana Sato's title, Contractly's launch year, the Support
+ *   floor) → gap groups: no wording can be answered;
+ * - a wording whose words match the wrong documents ("Which Acme employee manages the … account?"
+ *   pulls employee pages) → non-robust groups attributed to retrieval;
+ * - a wording the answerer mishandles with the right passage retrieved ("In which year did … come
+ *   out?" is not read as a launch question) → failures attributed to the generator.
+ *
+ *   node scripts/demo-rag/service.ts [--port 8080]   POST /ask {"question": "..."} → {answer, sources}
+ */
+import { readFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import { fileURLToPath } from 'node:url';
+import { parse } from 'csv-parse/sync';
+
+const FACTS = fileURLToPath(new URL('../../config/probes/example/facts/', import.meta.url));
+const table = (name: string) => parse(readFileSync(`${FACTS}${name}.csv`), { columns: true, trim: true }) as Array<Record<string, string>>;
+
+/** Facts deliberately left out of the documents (the gap groups). */
+const MISSING = { title: new Set(['Hana Sato']), launched: new Set(['Contractly']), floor: new Set(['Support']) };
+
+/** The corpus: one page per entity, rendered from the facts. */
+export function documents(): Array<{ id: string; content: string }> {
+  const docs: Array<{ id: string; content: string }> = [];
+  for (const e of table('employees')) {
+    const title = MISSING.title.has(e.name!) ? '' : ` ${e.name} is the ${e.title} of the team.`;
+    docs.push({ id: `employee-${e.name}`, content: `${e.name} is an Acme employee. ${e.name} works in the ${e.department} department and is based in the ${e.office} office.${title} Joined Acme in ${e.hired}.` });
+  }
+  for (const d of table('departments')) {
+    const floor = MISSING.floor.has(d.name!) ? '' : ` The ${d.name} department sits on floor ${d.floor}.`;
+    docs.push({ id: `department-${d.name}`, content: `The ${d.name} department is headed by ${d.head}.${floor}` });
+  }
+  for (const p of table('products')) {
+    const launched = MISSING.launched.has(p.name!) ? '' : ` ${p.name} was launched in ${p.launched}.`;
+    docs.push({ id: `product-${p.name}`, content: `${p.name} is an Acme ${p.category} product. ${p.name} costs ${p.price_eur} euros per month.${launched}` });
+  }
+  for (const c of table('clients')) docs.push({ id: `client-${c.name}`, content: `${c.name} is a client in ${c.country}. The ${c.name} account is managed by ${c.account_manager}. ${c.name} uses ${c.product}.` });
+  return docs;
+}
+
+const STOP = new Set('the a an of in on at to is are was does do did which what who whom where when how much many for by and or with that this it its be as from per'.split(' '));
+const words = (s: string) => new Set((s.toLowerCase().match(/[\p{L}\p{N}']+/gu) ?? []).filter((w) => !STOP.has(w)));
+
+/** Top `k` documents by shared words with the question (ties: corpus order). */
+export function retrieve(question: string, docs: ReadonlyArray<{ id: string; content: string }>, k = 2): Array<{ id: string; content: string }> {
+  const q = words(question);
+  return docs
+    .map((d, i) => ({ d, i, score: [...words(d.content)].filter((w) => q.has(w)).length }))
+    .filter((x) => x.score > 0)
+    .sort((a, b) => b.score - a.score || a.i - b.i)
+    .slice(0, k)
+    .map((x) => x.d);
+}
+
+/** Extraction rules: which question words ask for what, and where the answer stands in a page. */
+const RULES: Array<{ asks: RegExp; finds: RegExp }> = [
+  { asks: /\b(department|team)\b/i, finds: /works in the ([\w ]+?) department/ },
+  { asks: /\b(title|do at)\b/i, finds: /is the ([\w ]+?) of the team/ },
+  { asks: /\b(office|based)\b/i, finds: /based in the (\w+) office/ },
+  { asks: /\b(heads|charge)\b/i, finds: /headed by ([\w' ]+?)\./ },
+  { asks: /\bfloor\b/i, finds: /sits on floor (\d+)/ },
+  { asks: /\b(cost|price)\b/i, finds: /costs (\d+) euros/ },
+  // "come out" is not read as a launch question: the generator's weakness.
+  { asks: /\blaunch/i, finds: /launched in (\d{4})/ },
+  { asks: /\b(account manager|manages)\b/i, finds: /managed by ([\w' ]+?)\./ },
+];
+
+/** An extractive answer from the retrieved pages, or "I don't know". */
+export function answer(question: string, sources: ReadonlyArray<{ content: string }>): string {
+  const rule = RULES.find((r) => r.asks.test(question));
+  if (rule) {
+    for (const s of sources) {
+      const m = rule.finds.exec(s.content);
+      if (m) return `${m[1]}.`;
+    }
+    return "I don't know.";
+  }
+  // No rule matched: answer with the first number or the first sentence of the top page.
+  const top = sources[0]?.content;
+  if (!top) return "I don't know.";
+  return `${/\b\d+\b/.exec(top)?.[0] ?? top.split('. ')[0]}.`;
+}
+
+/** Starts the service; resolves with the server once it listens. */
+export async function startDemoRag(port = 0, host = '127.0.0.1'): Promise<{ server: Server; url: string }> {
+  const docs = documents();
+  const server = createServer((req, res) => {
+    if (req.method !== 'POST' || req.url !== '/ask') return void res.writeHead(404).end();
+    let body = '';
+    req.on('data', (c: Buffer) => {
+      body += c.toString();
+      if (body.length > 64 * 1024) req.destroy();
+    });
+    req.on('end', () => {
+      let question = '';
+      try {
+        question = String((JSON.parse(body) as { question?: unknown }).question ?? '');
+      } catch {
+        return void res.writeHead(400, { 'content-type': 'application/json' }).end('{"error":"body must be JSON {\\"question\\": \\"...\\"}"}');
+      }
+      const sources = retrieve(question, docs);
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ answer: answer(question, sources), sources }));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(port, host, resolve));
+  return { server, url: `http://${host}:${(server.address() as { port: number }).port}/ask` };
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  const i = process.argv.indexOf('--port');
+  const { url } = await startDemoRag(i > 0 ? Number(process.argv[i + 1]) : 8080);
+  console.log(`demo RAG service on ${url} (POST {"question": "..."})`);
+}
