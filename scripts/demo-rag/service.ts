@@ -95,7 +95,7 @@ export async function startDemoRag(port = 0, host = '127.0.0.1'): Promise<{ serv
       if (body.length > 64 * 1024) req.destroy();
     });
     req.on('end', () => {
-      let question = '';
+      let question: string;
       try {
         question = String((JSON.parse(body) as { question?: unknown }).question ?? '');
       } catch {
