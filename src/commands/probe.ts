@@ -46,7 +46,7 @@ export const probeCommand: Command = {
     const minAccuracy = minimum('min-accuracy');
     const minRobustness = minimum('min-robustness');
     const { suite, facts } = loadProbeSuite(file);
-    const db = openFacts(facts);
+    const db = await openFacts(facts);
     let queries;
     try {
       queries = generateProbes(suite, db);

@@ -7,7 +7,8 @@
  * @module
  */
 import { hash } from 'node:crypto';
-import { DatabaseSync, type SQLInputValue } from 'node:sqlite';
+import type * as Sqlite from 'node:sqlite';
+import type { DatabaseSync, SQLInputValue } from 'node:sqlite';
 import { SuiteError } from '../config/load-suite.ts';
 import type { ProbeSuite, ProbeTemplate } from './suite.ts';
 import type { FactSource, ProbeQuery } from './types.ts';
@@ -19,8 +20,16 @@ const SQL_PLACEHOLDER = /'?\[([A-Za-z_][A-Za-z0-9_]*)\.([A-Za-z_][A-Za-z0-9_]*)\
 /** Fill-in values read per placeholder at most (a huge column is sampled deterministically below this). */
 const MAX_DISTINCT = 10_000;
 
-/** Opens the facts: the SQLite file read-only, or the CSV tables in an in-memory database. */
-export function openFacts(facts: FactSource): DatabaseSync {
+let sqlite: typeof Sqlite | undefined;
+
+/**
+ * Opens the facts: the SQLite file read-only, or the CSV tables in an in-memory database.
+ * `node:sqlite` is loaded here, on first use: loading it prints Node's experimental-feature warning,
+ * which no other command should.
+ */
+export async function openFacts(facts: FactSource): Promise<DatabaseSync> {
+  sqlite ??= await import('node:sqlite');
+  const { DatabaseSync } = sqlite;
   if (facts.kind === 'sqlite') {
     try {
       return new DatabaseSync(facts.path, { readOnly: true });

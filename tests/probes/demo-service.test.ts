@@ -21,7 +21,7 @@ beforeAll(async () => {
   suite.target.url = demo.url;
   suite.limits.perMinute = 60_000;
   suite.limits.concurrency = 8;
-  outcomes = await runProbes(suite, generateProbes(suite, openFacts(facts)));
+  outcomes = await runProbes(suite, generateProbes(suite, await openFacts(facts)));
 });
 afterAll(() => new Promise((r) => server.close(r)));
 

@@ -38,9 +38,9 @@ function suiteFile(name: string, suite: Record<string, unknown>): string {
 }
 const DEPARTMENT = { name: 'employee_department', sql: "SELECT department FROM employees WHERE name = '[employees.name]'", texts: ['Which department does [employees.name] work in?', '[employees.name] belongs to which department?'] };
 
-function probes(file: string) {
+async function probes(file: string) {
   const { suite, facts } = loadProbeSuite(file);
-  const db = openFacts(facts);
+  const db = await openFacts(facts);
   try {
     return generateProbes(suite, db);
   } finally {
@@ -49,8 +49,8 @@ function probes(file: string) {
 }
 
 describe('probe generation', () => {
-  it('fills every wording from the facts, binds values as parameters (quotes and ; included), truth from the SQL', () => {
-    const qs = probes(suiteFile('ok', { templates: [DEPARTMENT], perturbations: ['typo', 'lowercase'] }));
+  it('fills every wording from the facts, binds values as parameters (quotes and ; included), truth from the SQL', async () => {
+    const qs = await probes(suiteFile('ok', { templates: [DEPARTMENT], perturbations: ['typo', 'lowercase'] }));
     expect(qs).toHaveLength(EMPLOYEES.length * 4);
     const brian = qs.filter((q) => q.fill['employees.name']!.startsWith('Brian'));
     expect(brian.map((q) => q.variant)).toEqual(['text:0', 'text:1', 'typo', 'lowercase']);
@@ -64,24 +64,24 @@ describe('probe generation', () => {
     db.close();
   });
 
-  it('subsamples the fill-ins deterministically to maxQueriesPerTemplate', () => {
-    const a = probes(suiteFile('sub', { templates: [DEPARTMENT], limits: { maxQueriesPerTemplate: 2 } }));
-    const b = probes(suiteFile('sub', { templates: [DEPARTMENT], limits: { maxQueriesPerTemplate: 2 } }));
+  it('subsamples the fill-ins deterministically to maxQueriesPerTemplate', async () => {
+    const a = await probes(suiteFile('sub', { templates: [DEPARTMENT], limits: { maxQueriesPerTemplate: 2 } }));
+    const b = await probes(suiteFile('sub', { templates: [DEPARTMENT], limits: { maxQueriesPerTemplate: 2 } }));
     expect(new Set(a.map((q) => q.group)).size).toBe(2);
     expect(a).toEqual(b);
   });
 
-  it('reads CSV facts (one table per file)', () => {
+  it('reads CSV facts (one table per file)', async () => {
     const csv = join(dir, 'csv');
     mkdirSync(csv, { recursive: true });
     writeFileSync(join(csv, 'employees.csv'), 'name,department,hired\n"Alice Martin",Finance,1998\n"Chen Wei",Engineering,2011\n');
     const file = join(dir, 'csv.yaml');
     writeFileSync(file, stringify({ suite: 'acme_hr', csv: 'csv', target: TARGET, templates: [DEPARTMENT] }));
-    const qs = probes(file);
+    const qs = await probes(file);
     expect(qs.find((q) => q.fill['employees.name'] === 'Chen Wei')?.truth).toEqual(['Engineering']);
   });
 
-  it('perturbations are deterministic', () => {
+  it('perturbations are deterministic', async () => {
     expect(perturb('Which department does Alice Martin work in?', 'typo')).toBe('Which depatrment does Alice Martin work in?');
     // The entity asked about is never the word that gets the typo.
     expect(perturb('Where does Bartholomew work?', 'typo', ['Bartholomew'])).toBe('Wehre does Bartholomew work?');
@@ -100,10 +100,10 @@ describe('probe generation', () => {
     ['bad template name', { templates: [{ ...DEPARTMENT, name: 'Employee Department' }] }, /key "templates.0.name": lower-case letters/, 'templates.0.name'],
   ];
   for (const [name, suite, message, key] of BAD) {
-    it(`bad suite: ${name} stops with an error naming the template and the key`, () => {
+    it(`bad suite: ${name} stops with an error naming the template and the key`, async () => {
       let err: unknown;
       try {
-        probes(suiteFile(name.replace(/\W/g, '_'), { templates: [DEPARTMENT], ...suite }));
+        await probes(suiteFile(name.replace(/\W/g, '_'), { templates: [DEPARTMENT], ...suite }));
       } catch (e) {
         err = e;
       }
@@ -114,7 +114,7 @@ describe('probe generation', () => {
     });
   }
 
-  it('${VAR} in target headers comes from the environment; a missing one is named', () => {
+  it('${VAR} in target headers comes from the environment; a missing one is named', async () => {
     const file = suiteFile('env', { templates: [DEPARTMENT], target: { ...TARGET, headers: { authorization: 'Bearer ${ACME_TOKEN}' } } });
     expect(loadProbeSuite(file, { ACME_TOKEN: 't0k' }).suite.target.headers.authorization).toBe('Bearer t0k');
     expect(() => loadProbeSuite(file, {})).toThrow(/key "target.headers.authorization": environment variable ACME_TOKEN is not set/);

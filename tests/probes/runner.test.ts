@@ -79,7 +79,7 @@ function suiteFile(limits: Record<string, number> = {}): string {
 describe('probe run', () => {
   it('grades, groups and attributes as computed by hand; service failures are errors', async () => {
     const { suite, facts } = loadProbeSuite(suiteFile());
-    const queries = generateProbes(suite, openFacts(facts));
+    const queries = generateProbes(suite, await openFacts(facts));
     const outcomes = await runProbes(suite, queries);
     const of = (name: string) => outcomes.filter((o) => o.query.fill['employees.name']!.startsWith(name)).map((o) => [o.outcome, o.module ?? o.reason ?? '']);
     expect(of('Alice')).toEqual([['correct', ''], ['correct', '']]);
@@ -104,7 +104,7 @@ describe('probe run', () => {
     maxInFlight = 0;
     starts.length = 0;
     const { suite, facts } = loadProbeSuite(suiteFile({ concurrency: 2, perMinute: 600 }));
-    const queries = generateProbes(suite, openFacts(facts)).filter((q) => !q.fill['employees.name']!.startsWith('Gita'));
+    const queries = generateProbes(suite, await openFacts(facts)).filter((q) => !q.fill['employees.name']!.startsWith('Gita'));
     await runProbes(suite, queries);
     expect(maxInFlight).toBeLessThanOrEqual(2);
     // 600 a minute = one start per 100 ms at most.
