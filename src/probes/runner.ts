@@ -86,10 +86,20 @@ export async function runProbes(suite: ProbeSuite, queries: readonly ProbeQuery[
   return attribute(out);
 }
 
+/** Outcomes by group id. */
+function groupsOf(outcomes: readonly ProbeOutcome[]): Map<string, ProbeOutcome[]> {
+  const out = new Map<string, ProbeOutcome[]>();
+  for (const o of outcomes) {
+    const members = out.get(o.query.group);
+    if (members) members.push(o);
+    else out.set(o.query.group, [o]);
+  }
+  return out;
+}
+
 /** Fills `module` of every wrong or abstained outcome (GRAMMAR's context comparison, with sibling sources). */
 export function attribute(outcomes: ProbeOutcome[]): ProbeOutcome[] {
-  const byGroup = new Map<string, ProbeOutcome[]>();
-  for (const o of outcomes) byGroup.set(o.query.group, [...(byGroup.get(o.query.group) ?? []), o]);
+  const byGroup = groupsOf(outcomes);
   for (const o of outcomes) {
     if (o.outcome !== 'wrong' && o.outcome !== 'abstained') continue;
     if (!o.sources) {
@@ -121,9 +131,7 @@ export function summarize(suite: string, outcomes: readonly ProbeOutcome[], judg
     }
     return r;
   };
-  const byGroup = new Map<string, ProbeOutcome[]>();
-  for (const o of outcomes) byGroup.set(o.query.group, [...(byGroup.get(o.query.group) ?? []), o]);
-  const kinds = new Map([...byGroup].map(([g, members]) => [g, groupKind(members)]));
+  const kinds = new Map([...groupsOf(outcomes)].map(([g, members]) => [g, groupKind(members)]));
   const groups = { gap: 0, robust: 0, non_robust: 0 };
   for (const k of kinds.values()) if (k) groups[k]++;
   const answered = outcomes.filter((o) => o.outcome !== 'error');

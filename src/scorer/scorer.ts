@@ -123,16 +123,14 @@ export class Scorer {
   #record(triplet: SampledTriplet, judge: Judge, result: JudgeScores): ScoreRecord {
     const record = scoreRecordOf(triplet, judge, result);
     // Probe answers never reach the production score series (the generated rules alert on them).
-    if (record.origin === 'probe') {
-      this.#onRecord?.(record, triplet);
-      return record;
-    }
-    // The score histogram bounds the service label itself (metrics.services / maxServices).
-    for (const [metric, value] of Object.entries(record.scores) as Array<[MetricName, number]>) {
-      this.#instruments.score.observe({ metric, judge: record.judge.kind, service: record.service }, value, record.weight, { trace_id: record.traceId });
-    }
-    for (const [metric, reason] of Object.entries(record.skipped) as Array<[MetricName, string]>) {
-      this.#instruments.skipped.inc({ metric, reason });
+    if (record.origin !== 'probe') {
+      // The score histogram bounds the service label itself (metrics.services / maxServices).
+      for (const [metric, value] of Object.entries(record.scores) as Array<[MetricName, number]>) {
+        this.#instruments.score.observe({ metric, judge: record.judge.kind, service: record.service }, value, record.weight, { trace_id: record.traceId });
+      }
+      for (const [metric, reason] of Object.entries(record.skipped) as Array<[MetricName, string]>) {
+        this.#instruments.skipped.inc({ metric, reason });
+      }
     }
     this.#onRecord?.(record, triplet);
     return record;

@@ -111,7 +111,8 @@ export function capitalisedWords(texts: readonly string[]): Set<string> {
 export function checkableTokens(text: string, context: readonly string[] = []): { numbers: string[]; entities: string[] } {
   const t = text.normalize('NFKC');
   const numbers = [...new Set((t.match(NUMBER) ?? []).map(normaliseNumber).filter((n) => /\d/.test(n)))];
-  const elsewhere = capitalisedWords([t, ...context]);
+  // Scanning the text and its sources for capitalised words is needed only for a lone common word at a sentence start.
+  let elsewhere: Set<string> | undefined;
   const entities: string[] = [];
   for (const sentence of entitySentences(t)) {
     const first = firstWordIndex(sentence);
@@ -126,7 +127,7 @@ export function checkableTokens(text: string, context: readonly string[] = []): 
       if (atStart && parts.length === 1 && parts[0] === all[0]) {
         const word = parts[0]!;
         const lower = words(word)[0] ?? '';
-        if (isCommonWord(lower) && !elsewhere.has(lower) && !/[’']s$/u.test(word)) parts.shift();
+        if (isCommonWord(lower) && !/[’']s$/u.test(word) && !(elsewhere ??= capitalisedWords([t, ...context])).has(lower)) parts.shift();
       }
       const phrase = parts.join(' ');
       if (phrase.length < 2 || !/\p{Lu}/u.test(phrase)) continue;
