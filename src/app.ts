@@ -8,6 +8,9 @@ import type { Judge } from './judges/types.ts';
 import { createInstruments } from './metrics/instruments.ts';
 import { QualityMonitor, configSummary, instrumentsOptionsFromConfig } from './metrics/quality.ts';
 import { Pipeline } from './pipeline.ts';
+import { createProber } from './probes/create.ts';
+import type { Prober } from './probes/prober.ts';
+import type { SampledTriplet, ScoreRecord } from './triplet.ts';
 import { startHttpServers } from './server/http-servers.ts';
 import { createIngestApp } from './server/ingest-app.ts';
 import { recordIngestOutcome } from './server/ingest-metrics.ts';
@@ -18,6 +21,8 @@ export interface RunningApp {
   pipeline: Pipeline;
   /** Windowed means, in-process alerts, diagnosis and examples. */
   quality: QualityMonitor;
+  /** The scheduled probes (`probes.suites`); absent without suites. */
+  prober: Prober | undefined;
   otlp: RunningServer;
   http: RunningServer;
   /** The UI server: `http` itself unless `server.uiPort` is set. */
@@ -34,7 +39,16 @@ export async function startApp(config: RagwatchConfig, logger: Logger = silentLo
   const role = options.role ?? 'all';
   // Collectors forward span records for `ragwatch assembler` unless local assembly is configured (one replica only).
   const forwardSpans = role === 'collector' && config.transport.kafka.assembly === 'spans_topic';
-  const pipeline = new Pipeline({ config, instruments, onRecord: quality.onRecord, ...(options.judge ? { judge: options.judge } : {}), role, logger, forwardSpans });
+  let prober: Prober | undefined;
+  const onRecord = (record: ScoreRecord, triplet: SampledTriplet) => {
+    quality.onRecord(record, triplet);
+    prober?.observe(record, triplet);
+  };
+  const pipeline = new Pipeline({ config, instruments, onRecord, ...(options.judge ? { judge: options.judge } : {}), role, logger, forwardSpans });
+  // Probes are asked from the process that scores their traces (one per deployment: never the collectors).
+  if (role === 'all') {
+    prober = await createProber(config, { registry: instruments.registry, logger, judge: pipeline.judge, recordsPerTrace: pipeline.companion ? 2 : 1, notifier: quality.notifier });
+  }
   const { server } = config;
   const ingest = createIngestApp({
     onSpans: (spans) => pipeline.ingestSpans(spans, 'otlp'),
@@ -63,17 +77,20 @@ export async function startApp(config: RagwatchConfig, logger: Logger = silentLo
     (err: unknown) => logger.error({ err }, 'judge failed to start; triplets will be counted as failed'),
   );
   quality.start();
+  prober?.start();
   logger.info({ otlp: `http://${server.host}:${otlp.port}/v1/traces`, metrics: `http://${server.host}:${http.port}/metrics` }, 'ragwatch started');
 
   let stopping: Promise<void> | undefined;
   return {
     pipeline,
     quality,
+    prober,
     otlp,
     http,
     ui: servers.ui,
     shutdown: () =>
       (stopping ??= (async () => {
+        await prober?.shutdown();
         await otlp.close();
         await pipeline.shutdown();
         await quality.shutdown();

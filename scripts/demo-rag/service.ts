@@ -9,12 +9,14 @@
  * - a wording the answerer mishandles with the right passage retrieved ("In which year did … come
  *   out?" is not read as a launch question) → failures attributed to the generator.
  *
- *   node scripts/demo-rag/service.ts [--port 8080]   POST /ask {"question": "..."} → {answer, sources}
+ *   node scripts/demo-rag/service.ts [--port 8080] [--otlp http://127.0.0.1:4318]   POST /ask {"question": "..."} → {answer, sources}
  */
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
 import { parse } from 'csv-parse/sync';
+import { demoTracing } from './tracing.ts';
 
 const FACTS = fileURLToPath(new URL('../../config/probes/example/facts/', import.meta.url));
 const table = (name: string) => parse(readFileSync(`${FACTS}${name}.csv`), { columns: true, trim: true }) as Array<Record<string, string>>;
@@ -84,8 +86,20 @@ export function answer(question: string, sources: ReadonlyArray<{ content: strin
   return `${/\b\d+\b/.exec(top)?.[0] ?? top.split('. ')[0]}.`;
 }
 
-/** Starts the service; resolves with the server once it listens. */
-export async function startDemoRag(port = 0, host = '127.0.0.1'): Promise<{ server: Server; url: string }> {
+/** Options of {@link startDemoRag}. */
+export interface DemoRagOptions {
+  port?: number;
+  host?: string;
+  /** ragwatch's OTLP/HTTP base URL: when set, every request is traced with the real OTel SDK and exported there. */
+  otlpUrl?: string;
+  /** Leave `sources` out of the JSON reply (ragwatch then finds them only in the trace). */
+  hideSources?: boolean;
+}
+
+/** Starts the service; resolves once it listens. `close` stops it and flushes its traces. */
+export async function startDemoRag(options: DemoRagOptions = {}): Promise<{ server: Server; url: string; close: () => Promise<void> }> {
+  const { port = 0, host = '127.0.0.1' } = options;
+  const tracing = options.otlpUrl ? demoTracing(options.otlpUrl) : undefined;
   const docs = documents();
   const server = createServer((req, res) => {
     if (req.method !== 'POST' || req.url !== '/ask') return void res.writeHead(404).end();
@@ -101,16 +115,32 @@ export async function startDemoRag(port = 0, host = '127.0.0.1'): Promise<{ serv
       } catch {
         return void res.writeHead(400, { 'content-type': 'application/json' }).end('{"error":"body must be JSON {\\"question\\": \\"...\\"}"}');
       }
-      const sources = retrieve(question, docs);
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ answer: answer(question, sources), sources }));
+      const reply = (sources: Array<{ id: string; content: string }>, text: string) =>
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(options.hideSources ? { answer: text } : { answer: text, sources }));
+      if (!tracing) {
+        const sources = retrieve(question, docs);
+        reply(sources, answer(question, sources));
+        return;
+      }
+      tracing.traced(req.headers, question, (spans) => {
+        const sources = retrieve(question, docs);
+        spans.retrieved(sources);
+        const text = answer(question, sources);
+        spans.answered(text, `Context:\n${sources.map((s) => s.content).join('\n')}\n\nQuestion: ${question}`);
+        reply(sources, text);
+      });
     });
   });
   await new Promise<void>((resolve) => server.listen(port, host, resolve));
-  return { server, url: `http://${host}:${(server.address() as { port: number }).port}/ask` };
+  const close = async () => {
+    await new Promise((resolve) => server.close(resolve));
+    await tracing?.shutdown();
+  };
+  return { server, url: `http://${host}:${(server.address() as { port: number }).port}/ask`, close };
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
-  const i = process.argv.indexOf('--port');
-  const { url } = await startDemoRag(i > 0 ? Number(process.argv[i + 1]) : 8080);
-  console.log(`demo RAG service on ${url} (POST {"question": "..."})`);
+  const { values } = parseArgs({ options: { port: { type: 'string', default: '8080' }, otlp: { type: 'string' } } });
+  const { url } = await startDemoRag({ port: Number(values.port), ...(values.otlp ? { otlpUrl: values.otlp } : {}) });
+  console.log(`demo RAG service on ${url} (POST {"question": "..."})${values.otlp ? `, traces to ${values.otlp}` : ''}`);
 }

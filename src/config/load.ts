@@ -4,6 +4,7 @@
  * @module
  */
 import { readFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import type { z } from 'zod';
 import { ConfigError } from '../errors.ts';
@@ -28,6 +29,7 @@ export const ENV_OVERRIDES: ReadonlyArray<{ env: string; path: string; kind: Env
   { env: 'RAGWATCH_JUDGE_MODEL', path: 'judge.model', kind: 'string' },
   { env: 'OPENAI_API_KEY', path: 'judge.apiKey', kind: 'string' },
   { env: 'OPENAI_BASE_URL', path: 'judge.baseUrl', kind: 'string' },
+  { env: 'RAGWATCH_PROBE_SUITES', path: 'probes.suites', kind: 'list' },
   { env: 'RAGWATCH_LOG_LEVEL', path: 'log.level', kind: 'string' },
   { env: 'RAGWATCH_LOG_FORMAT', path: 'log.format', kind: 'string' },
   { env: 'RAGWATCH_REDACTION_HMAC_KEY', path: 'redaction.hmacKey', kind: 'string' },
@@ -94,6 +96,9 @@ function readFile(file: string): Record<string, unknown> {
   }
   if (doc === null || doc === undefined) return {};
   if (!isPlainObject(doc)) throw new ConfigError(`config file ${file} must hold a mapping at the top level`, ['RAGWATCH_CONFIG']);
+  // Probe suite paths in a file are relative to that file (as a suite's own paths are relative to the suite).
+  const probes = doc.probes;
+  if (isPlainObject(probes) && Array.isArray(probes.suites)) probes.suites = probes.suites.map((p: unknown) => (typeof p === 'string' ? resolve(dirname(resolve(file)), p) : p));
   return doc;
 }
 

@@ -10,6 +10,7 @@ import { captureSection } from './sections/capture.ts';
 import { judgeSection } from './sections/judge.ts';
 import { logSection } from './sections/log.ts';
 import { metricsSection } from './sections/metrics.ts';
+import { probesSection } from './sections/probes.ts';
 import { redactionSection } from './sections/redaction.ts';
 import { samplingSection } from './sections/sampling.ts';
 import { serverSection } from './sections/server.ts';
@@ -25,6 +26,7 @@ export const configSchema = z
     judge: judgeSection.prefault({}),
     metrics: metricsSection.prefault({}),
     alerts: alertsSection.prefault({}),
+    probes: probesSection.prefault({}),
     log: logSection.prefault({}),
   })
   .strict();

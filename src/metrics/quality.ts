@@ -4,7 +4,7 @@
  * `onRecord` hook. One per process; registered on the pipeline's own registry.
  * @module
  */
-import { Counter, Gauge } from 'prom-client';
+import { Counter, Gauge, type Registry } from 'prom-client';
 import type { RagwatchConfig } from '../config/schema.ts';
 import type { SampledTriplet, ScoreRecord } from '../triplet.ts';
 import { AlertEvaluator, alertRulesFromConfig, type ActiveAlert, type MetricAlertRule } from './evaluator.ts';
@@ -22,6 +22,18 @@ export function instrumentsOptionsFromConfig(config: RagwatchConfig): Instrument
     services: config.metrics.services,
     maxServices: config.metrics.maxServices,
   };
+}
+
+/** The Alertmanager / webhook notifier of `alerts`, its requests counted in `ragwatch_alert_notifications_total` on `registry`. */
+export function alertNotifier(config: RagwatchConfig, registry: Registry): AlertNotifier {
+  const notifications = new Counter({ name: 'ragwatch_alert_notifications_total', help: 'Alert notifications sent by the in-process evaluators, by target (alertmanager, webhook) and outcome (ok, error).', labelNames: ['target', 'outcome'], registers: [registry] });
+  const { alerts } = config;
+  return new AlertNotifier({
+    ...(alerts.alertmanager.url ? { alertmanagerUrl: alerts.alertmanager.url } : {}),
+    ...(alerts.webhook.url ? { webhookUrl: alerts.webhook.url } : {}),
+    timeoutMs: Math.max(alerts.alertmanager.timeoutMs, alerts.webhook.timeoutMs),
+    onResult: (target, outcome) => notifications.inc({ target, outcome }),
+  });
 }
 
 /** Options of {@link QualityMonitor}; `config` and `instruments` are required. */
@@ -46,6 +58,8 @@ export class QualityMonitor {
   readonly evaluator: AlertEvaluator;
   readonly examples: ExamplesBuffer;
   readonly rules: readonly MetricAlertRule[];
+  /** Where the in-process alerts go (shared with the prober's). */
+  readonly notifier: AlertNotifier;
   readonly #config: RagwatchConfig;
   readonly #instruments: Instruments;
   #shutdown: Promise<void> | undefined;
@@ -84,14 +98,8 @@ export class QualityMonitor {
     for (const r of this.rules) threshold.set({ metric: r.metric }, r.threshold);
     const alertActive = new Gauge({ name: 'ragwatch_alert_active', help: 'In-process evaluator: 1 while a threshold alert of the metric is firing for some judge/service.', labelNames: ['metric', 'severity'], registers });
     const diagnosisActive = new Gauge({ name: 'ragwatch_diagnosis_active', help: "1 while THELMA's metric interplay on the windowed means points at the component.", labelNames: ['component'], registers });
-    const notifications = new Counter({ name: 'ragwatch_alert_notifications_total', help: 'Alert notifications sent by the in-process evaluator, by target (alertmanager, webhook) and outcome (ok, error).', labelNames: ['target', 'outcome'], registers });
     const { alerts } = config;
-    const notifier = new AlertNotifier({
-      ...(alerts.alertmanager.url ? { alertmanagerUrl: alerts.alertmanager.url } : {}),
-      ...(alerts.webhook.url ? { webhookUrl: alerts.webhook.url } : {}),
-      timeoutMs: Math.max(alerts.alertmanager.timeoutMs, alerts.webhook.timeoutMs),
-      onResult: (target, outcome) => notifications.inc({ target, outcome }),
-    });
+    const notifier = (this.notifier = alertNotifier(config, instruments.registry));
     this.evaluator = new AlertEvaluator({
       rules: this.rules,
       windows,

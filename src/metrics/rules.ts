@@ -6,6 +6,7 @@
  * @module
  */
 import type { RagwatchConfig } from '../config/schema.ts';
+import { probeRuleGroup } from '../probes/rules.ts';
 import { DIAGNOSIS_PATTERNS, type DiagnosisPattern } from './diagnosis.ts';
 
 /** Name of the weighted score histogram. */
@@ -76,7 +77,7 @@ export function diagnosisTemplate(window: string, thresholds: Readonly<Record<st
 /**
  * Prometheus rules for every metric in `config.alerts.metrics`: one recording group (windowed
  * weighted mean and sample count per distinct window, for all metrics) and one alerting group
- * (metrics with `alert: true`).
+ * (metrics with `alert: true`), then the probe alerts ({@link probeRuleGroup}).
  */
 export function generateRules(config: RagwatchConfig): { groups: RuleGroup[] } {
   const { alerts } = config;
@@ -122,5 +123,7 @@ export function generateRules(config: RagwatchConfig): { groups: RuleGroup[] } {
   const groups: RuleGroup[] = [];
   if (recording.length > 0) groups.push({ name: 'ragwatch-quality-recording', interval: alerts.ruleInterval, rules: recording });
   if (alerting.length > 0) groups.push({ name: 'ragwatch-quality-alerts', interval: alerts.ruleInterval, rules: alerting });
+  // Suite thresholds are series, so the probe rules are the same for every config (and inert without a prober).
+  groups.push(probeRuleGroup(alerts.ruleInterval, examples));
   return { groups };
 }

@@ -65,25 +65,29 @@ export function grade(query: ProbeQuery, reply: TargetReply, abstain: readonly R
   return { ...base, outcome: isAbstention(reply.answer, abstain) ? 'abstained' : 'wrong' };
 }
 
-/** Runs every query within the suite's limits. Never throws for the service's failures. */
-export async function runProbes(suite: ProbeSuite, queries: readonly ProbeQuery[], ask: Ask = (q) => askTarget(suite.target, suite.suite, q.query)): Promise<ProbeOutcome[]> {
+/**
+ * Runs every query within the suite's limits. Never throws for the service's failures. Once `signal`
+ * is aborted no further query is asked and the result holds only the queries asked.
+ */
+export async function runProbes(suite: ProbeSuite, queries: readonly ProbeQuery[], ask: Ask = (q) => askTarget(suite.target, suite.suite, q.query), signal?: AbortSignal): Promise<ProbeOutcome[]> {
   const abstain = suite.abstainPatterns.map((p) => new RegExp(p, 'iu'));
   const spacingMs = 60_000 / suite.limits.perMinute;
   const out: ProbeOutcome[] = new Array(queries.length);
   let next = 0;
   let nextStartMs = performance.now();
   const worker = async () => {
-    for (let i = next++; i < queries.length; i = next++) {
+    for (let i = next++; i < queries.length && !signal?.aborted; i = next++) {
       // Request starts are spaced so that no minute sees more than perMinute of them.
       const startAt = nextStartMs;
       nextStartMs = Math.max(nextStartMs, performance.now()) + spacingMs;
       const wait = startAt - performance.now();
       if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+      if (signal?.aborted) break;
       out[i] = grade(queries[i]!, await ask(queries[i]!), abstain);
     }
   };
   await Promise.all(Array.from({ length: Math.min(suite.limits.concurrency, queries.length) }, worker));
-  return attribute(out);
+  return attribute(signal?.aborted ? out.filter((o) => o !== undefined) : out);
 }
 
 /** Outcomes by group id. */

@@ -77,6 +77,20 @@ export const probeSuiteSchema = z
       })
       .strict()
       .prefault({}),
+    /** Alert thresholds of this suite (generated rules and the in-process evaluator compare the last completed run). */
+    alerts: z
+      .object({
+        /** Alert when accuracy (correct / answered) is below this. Default 0.8. */
+        minAccuracy: z.number().min(0).max(1).default(0.8),
+        /** Alert when robustness R is below this. Default 0.8. */
+        minRobustness: z.number().min(0).max(1).default(0.8),
+        /** Alert when more than this share of the queries got no answer (timeout, HTTP error, no answer at answerPath). Default 0.1. */
+        maxErrorRatio: z.number().min(0).max(1).default(0.1),
+        /** Alert severity label. Default `page`. */
+        severity: z.string().regex(/^[a-z][a-z0-9_-]*$/).default('page'),
+      })
+      .strict()
+      .prefault({}),
     /** How often the long-running roles run the suite (`15m`, `1h`). Default `15m`. */
     schedule: z
       .object({ every: z.string().regex(/^[1-9][0-9]*(s|m|h)$/, 'a duration like "30s", "15m", "1h"').default('15m') })

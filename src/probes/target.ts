@@ -54,16 +54,15 @@ function sourcesOf(value: unknown): ProbeSource[] | undefined {
   });
 }
 
-/** Asks one question. Never throws. */
-export async function askTarget(target: ProbeSuite['target'], suite: string, query: string): Promise<TargetReply> {
+/** Asks one question under `traceId` (a fresh probe trace id by default). Never throws. */
+export async function askTarget(target: ProbeSuite['target'], suite: string, query: string, traceId: string = probeTraceId(), signal?: AbortSignal): Promise<TargetReply> {
   // Marked as a probe: its captured triplet is always sampled and never mixes with production series.
-  const traceId = probeTraceId();
   const headers: Record<string, string> = { ...target.headers, traceparent: `00-${traceId}-${randomBytes(8).toString('hex')}-01`, baggage: `ragwatch.probe=${encodeURIComponent(suite)}` };
   const started = performance.now();
   const fail = (reason: Extract<TargetReply, { ok: false }>['reason'], detail: string): TargetReply => ({ ok: false, reason, detail, traceId, durationMs: performance.now() - started });
   let res: Response;
   try {
-    const init: RequestInit = { method: target.method, headers, signal: AbortSignal.timeout(target.timeoutMs) };
+    const init: RequestInit = { method: target.method, headers, signal: signal ? AbortSignal.any([AbortSignal.timeout(target.timeoutMs), signal]) : AbortSignal.timeout(target.timeoutMs) };
     let url = target.url;
     if (target.method === 'GET') url = url.split('{{query}}').join(encodeURIComponent(query));
     else {

@@ -4,26 +4,25 @@
  * attributed to retrieval, a wording its answerer misreads fails with the right page retrieved
  * (generator) — and R and accuracy equal their definitions recomputed from the outcomes.
  */
-import type { Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { documents, startDemoRag } from '../../scripts/demo-rag/service.ts';
 import { loadProbeSuite } from '../../src/config/load-suite.ts';
 import { generateProbes, openFacts } from '../../src/probes/generate.ts';
 import { runProbes, summarize, type ProbeOutcome } from '../../src/probes/runner.ts';
 
-let server: Server;
+let close: () => Promise<void>;
 let outcomes: ProbeOutcome[];
 
 beforeAll(async () => {
   const demo = await startDemoRag();
-  server = demo.server;
+  close = demo.close;
   const { suite, facts } = loadProbeSuite('config/probes/example/suite.yaml');
   suite.target.url = demo.url;
   suite.limits.perMinute = 60_000;
   suite.limits.concurrency = 8;
   outcomes = await runProbes(suite, generateProbes(suite, await openFacts(facts)));
 });
-afterAll(() => new Promise((r) => server.close(r)));
+afterAll(() => close());
 
 const group = (template: string, value: string) => outcomes.filter((o) => o.query.template === template && Object.values(o.query.fill)[0] === value);
 
