@@ -8,13 +8,14 @@ import { extractCommand } from './commands/extract.ts';
 import { rulesCommand } from './commands/rules.ts';
 import { scoreCommand } from './commands/score.ts';
 import { probeCommand } from './commands/probe.ts';
+import { proberCommand } from './commands/prober.ts';
 import { scorerCommand } from './commands/scorer.ts';
 import { startCommand } from './commands/start.ts';
 import type { Command } from './commands/types.ts';
 import { ConfigError, errorMessage } from './errors.ts';
 
 /** Every command, by name (one file each in src/commands/). */
-export const COMMANDS: ReadonlyMap<string, Command> = new Map([startCommand, collectorCommand, assemblerCommand, scorerCommand, scoreCommand, rulesCommand, extractCommand, probeCommand].map((c) => [c.name, c]));
+export const COMMANDS: ReadonlyMap<string, Command> = new Map([startCommand, collectorCommand, assemblerCommand, scorerCommand, scoreCommand, rulesCommand, extractCommand, probeCommand, proberCommand].map((c) => [c.name, c]));
 
 function usage(): string {
   const lines = [...COMMANDS.values()].map((c) => `  ${c.name.padEnd(12)} ${c.summary}`);

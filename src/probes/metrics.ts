@@ -22,6 +22,7 @@ export class ProbeInstruments {
   readonly groups: Gauge<'suite' | 'template' | 'kind'>;
   readonly judgePrecision: Gauge<'suite' | 'metric' | 'judge'>;
   readonly judgeRecall: Gauge<'suite' | 'metric' | 'judge'>;
+  readonly judgeAudited: Gauge<'suite' | 'metric' | 'judge'>;
   readonly lastRun: Gauge<'suite'>;
   readonly since: Gauge<'suite'>;
   readonly schedule: Gauge<'suite'>;
@@ -45,6 +46,7 @@ export class ProbeInstruments {
     this.groups = gauge('ragwatch_probe_groups', 'Last completed run: groups (every wording of one filled question) by kind: gap (none correct), robust (all), non_robust (some).', ['suite', 'template', 'kind']);
     this.judgePrecision = gauge('ragwatch_probe_judge_precision_ratio', 'Last completed run: of the probe answers a metric scored below its threshold, the share that were wrong (absent when none was flagged).', ['suite', 'metric', 'judge']);
     this.judgeRecall = gauge('ragwatch_probe_judge_recall_ratio', 'Last completed run: of the wrong probe answers, the share the metric scored below its threshold (absent when none was wrong).', ['suite', 'metric', 'judge']);
+    this.judgeAudited = gauge('ragwatch_probe_judge_audited', 'Last completed run: answered probes with a score of the metric (the judge audit sample size).', ['suite', 'metric', 'judge']);
     this.lastRun = gauge('ragwatch_probe_last_run_timestamp_seconds', 'End of the last completed run of the suite, Unix seconds.', ['suite']);
     this.since = gauge('ragwatch_probe_scheduled_since_timestamp_seconds', 'When this process started scheduling the suite, Unix seconds (the stale alert counts from here until a run completes).', ['suite']);
     this.schedule = gauge('ragwatch_probe_schedule_seconds', "The suite's schedule period (schedule.every), seconds.", ['suite']);
@@ -83,6 +85,7 @@ export class ProbeInstruments {
     for (const j of report.judges) {
       setOrRemove(this.judgePrecision, { suite, metric: j.metric, judge: j.judge }, j.precision);
       setOrRemove(this.judgeRecall, { suite, metric: j.metric, judge: j.judge }, j.recall);
+      this.judgeAudited.set({ suite, metric: j.metric, judge: j.judge }, j.n);
     }
     this.lastRun.set({ suite }, nowMs / 1000);
     this.durationSeconds.set({ suite }, durationMs / 1000);

@@ -109,6 +109,8 @@ export const transportSection = z
         assembly: z.enum(['spans_topic', 'local']).default('spans_topic'),
         /** Consumer group of the assemblers (`ragwatch assembler`). Default `ragwatch-assembler`. */
         assemblerGroupId: z.string().default('ragwatch-assembler'),
+        /** Consumer group of `ragwatch prober` reading the scores topic (its probes' score records). Default `ragwatch-prober`. */
+        proberGroupId: z.string().default('ragwatch-prober'),
         /** How often the assembler commits the offsets of fully assembled traces, milliseconds. Default 2000. */
         assemblerCommitIntervalMs: z.number().int().positive().default(2_000),
         /** TCP connect timeout, milliseconds. Default 3000. */

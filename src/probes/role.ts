@@ -1,0 +1,63 @@
+/**
+ * The `ragwatch prober` role (split mode): the scheduled prober alone, one replica per deployment,
+ * with /metrics, /healthz and /readyz. With Kafka it joins its probes to the score records the
+ * scorers publish; answers of an uninstrumented service (or whose scores never arrive) are scored
+ * here with the configured judge, from the sources the service returned.
+ * @module
+ */
+import type { RagwatchConfig } from '../config/schema.ts';
+import { ConfigError } from '../errors.ts';
+import type { Logger } from '../log.ts';
+import { createInstruments } from '../metrics/instruments.ts';
+import { instrumentsOptionsFromConfig } from '../metrics/quality.ts';
+import { createJudge } from '../pipeline.ts';
+import { createMetricsApp } from '../server/api-app.ts';
+import { listen, type RunningServer } from '../server/serve.ts';
+import { createKafka } from '../transport/kafka-client.ts';
+import { createProber } from './create.ts';
+import type { Prober } from './prober.ts';
+import { KafkaScoreFeed } from './score-feed.ts';
+
+/** How long the first run waits for the score feed to join its group, milliseconds. */
+const FEED_START_WAIT_MS = 30_000;
+
+/** A running `ragwatch prober`. */
+export interface RunningProber {
+  prober: Prober;
+  http: RunningServer;
+  /** Stops the schedules, the score feed, the judge and the server. Idempotent. */
+  shutdown(): Promise<void>;
+}
+
+/** Starts the prober role. */
+export async function startProberRole(config: RagwatchConfig, logger: Logger): Promise<RunningProber> {
+  if (config.probes.suites.length === 0) throw new ConfigError('config key "probes.suites": ragwatch prober needs at least one probe suite (env RAGWATCH_PROBE_SUITES)', ['probes.suites']);
+  const instruments = createInstruments(instrumentsOptionsFromConfig(config));
+  const judge = createJudge(config, { instruments });
+  const prober = (await createProber(config, { registry: instruments.registry, logger, judge }))!;
+  const section = config.transport.kafka;
+  const feed = config.transport.kind === 'kafka' ? new KafkaScoreFeed({ kafka: createKafka(section, logger), section, onRecord: (r) => prober.observe(r), logger }) : undefined;
+  let judgeReady = false;
+  const http = await listen(createMetricsApp({ registry: instruments.registry, ready: () => judgeReady && (feed?.running ?? true) }), config.server.host, config.server.httpPort);
+  judge.init().then(
+    () => (judgeReady = true),
+    (err: unknown) => logger.error({ err }, 'judge failed to start; unjoined probe answers will not be scored'),
+  );
+  // Records published before the feed's group has joined are not read (it starts at the newest offset):
+  // the first run waits for the feed, up to a bound, so a Kafka outage delays probing only that long.
+  if (feed) await Promise.race([feed.start(), new Promise((r) => setTimeout(r, FEED_START_WAIT_MS).unref())]);
+  prober.start();
+  logger.info({ metrics: `http://${config.server.host}:${http.port}/metrics`, suites: config.probes.suites.length, scores: feed ? section.topics.scores : 'scored here' }, 'ragwatch prober started');
+  let stopping: Promise<void> | undefined;
+  return {
+    prober,
+    http,
+    shutdown: () =>
+      (stopping ??= (async () => {
+        await prober.shutdown();
+        await feed?.shutdown();
+        await judge.shutdown();
+        await http.close();
+      })()),
+  };
+}
