@@ -160,8 +160,9 @@ describe('helm chart', () => {
       }
     });
 
-    it('sets only environment variables that ragwatch reads, secrets only by reference', () => {
-      const known = new Set([...ENV_OVERRIDES.map((o) => o.env), 'RAGWATCH_CONFIG']);
+    it('sets only environment variables that ragwatch reads (or the values file adds in extraEnv), secrets only by reference', () => {
+      const extra = file ? ((parse(readFileSync(file, 'utf8')) as { extraEnv?: Array<{ name: string }> }).extraEnv ?? []).map((e) => e.name) : [];
+      const known = new Set([...ENV_OVERRIDES.map((o) => o.env), 'RAGWATCH_CONFIG', ...extra]);
       for (const d of ofKind<DeploymentObj>(objects, 'Deployment')) {
         for (const env of d.spec.template.spec.containers[0]!.env ?? []) {
           expect(known.has(env.name), `${env.name} is not an ENV_OVERRIDES variable`).toBe(true);
@@ -224,6 +225,33 @@ describe('helm chart', () => {
     const noBrokers = runHelm(['template', 'rw', CHART, '--set', 'mode=split']);
     expect(noBrokers.status).not.toBe(0);
     expect(noBrokers.stderr).toContain('config.transport.kafka.brokers');
+  });
+
+  it('probes: split mode gets one `ragwatch prober` pod (Recreate) with the suites mounted; all-in-one runs them in `start`; off by default', () => {
+    const split = helmTemplate(['-f', join(ROOT, 'helm', 'examples', 'prober.values.yaml')]);
+    const prober = ofKind<DeploymentObj & { spec: { replicas: number; strategy?: { type: string } } }>(split, 'Deployment').find((d) => d.spec.template.spec.containers[0]!.args![0] === 'prober')!;
+    expect(prober.spec.replicas).toBe(1);
+    expect(prober.spec.strategy).toEqual({ type: 'Recreate' });
+    const c = prober.spec.template.spec.containers[0]! as { env: Array<{ name: string; value?: string }>; volumeMounts: Array<{ name: string; mountPath: string }> };
+    expect(c.env).toContainEqual({ name: 'RAGWATCH_PROBE_SUITES', value: '/etc/ragwatch-probes/acme-hr.yaml' });
+    expect(c.volumeMounts).toContainEqual({ name: 'probes', mountPath: '/etc/ragwatch-probes', readOnly: true });
+    // The scorers do not probe (each replica would).
+    for (const d of ofKind<DeploymentObj>(split, 'Deployment').filter((d) => d !== prober)) expect(JSON.stringify(d)).not.toContain('RAGWATCH_PROBE_SUITES');
+    // The rendered suite and facts are a suite ragwatch accepts: `ragwatch probe list` on the ConfigMap's files.
+    const cm = ofKind<K8sObject & { data: Record<string, string> }>(split, 'ConfigMap').find((m) => m.metadata.name === 'rw-ragwatch-probes')!;
+    const dir = mkdtempSync(join(tmp, 'probes-'));
+    for (const [name, content] of Object.entries(cm.data)) writeFileSync(join(dir, name), content);
+    const list = spawnSync(process.execPath, [BIN, 'probe', 'list', '--json', join(dir, 'acme-hr.yaml')], { encoding: 'utf8', env: { ...process.env, RAG_TOKEN: 't' } });
+    expect(list.status, list.stderr).toBe(0);
+    expect(list.stdout.trim().split('\n').map((l) => (JSON.parse(l) as { truth: string[] }).truth[0])).toContain('Research');
+    const allInOne = helmTemplate(['--set', 'prober.enabled=true', '--set', 'prober.suites[0]=a.yaml', '--set-string', 'prober.files.a\\.yaml=x']);
+    const start = ofKind<DeploymentObj>(allInOne, 'Deployment');
+    expect(start.map((d) => d.spec.template.spec.containers[0]!.args)).toEqual([['start']]);
+    expect(start[0]!.spec.template.spec.containers[0]!.env).toContainEqual({ name: 'RAGWATCH_PROBE_SUITES', value: '/etc/ragwatch-probes/a.yaml' });
+    expect(JSON.stringify(helmTemplate([]))).not.toContain('ragwatch-probes');
+    const noSuites = runHelm(['template', 'rw', CHART, '--set', 'prober.enabled=true']);
+    expect(noSuites.status).not.toBe(0);
+    expect(noSuites.stderr).toContain('prober.suites');
   });
 
   it('rejects invalid values through values.schema.json', () => {

@@ -50,6 +50,9 @@ app.kubernetes.io/instance: {{ .Release.Name }}
 - {name: collector, command: collector, otlp: true, ui: false, values: collector}
 - {name: assembler, command: assembler, otlp: false, ui: false, values: assembler}
 - {name: scorer, command: scorer, otlp: false, ui: true, values: scorer}
+{{- if .Values.prober.enabled }}
+- {name: prober, command: prober, otlp: false, ui: false, values: prober}
+{{- end }}
 {{- else }}
 - {name: all-in-one, command: start, otlp: true, ui: true, values: allInOne}
 {{- end }}
@@ -58,4 +61,9 @@ app.kubernetes.io/instance: {{ .Release.Name }}
 {{/* True when the cluster serves the prometheus-operator CRDs (or --api-versions says so). */}}
 {{- define "ragwatch.hasMonitoringCRDs" -}}
 {{- if .Capabilities.APIVersions.Has "monitoring.coreos.com/v1" }}true{{ end }}
+{{- end }}
+
+{{/* Name of the ConfigMap holding the probe suites. */}}
+{{- define "ragwatch.probesConfigMap" -}}
+{{- .Values.prober.existingConfigMap | default (printf "%s-probes" (include "ragwatch.fullname" .)) }}
 {{- end }}
