@@ -232,7 +232,7 @@ describe('helm chart', () => {
     const prober = ofKind<DeploymentObj & { spec: { replicas: number; strategy?: { type: string } } }>(split, 'Deployment').find((d) => d.spec.template.spec.containers[0]!.args![0] === 'prober')!;
     expect(prober.spec.replicas).toBe(1);
     expect(prober.spec.strategy).toEqual({ type: 'Recreate' });
-    const c = prober.spec.template.spec.containers[0]! as { env: Array<{ name: string; value?: string }>; volumeMounts: Array<{ name: string; mountPath: string }> };
+    const c = prober.spec.template.spec.containers[0]! as unknown as { env: Array<{ name: string; value?: string }>; volumeMounts: Array<{ name: string; mountPath: string }> };
     expect(c.env).toContainEqual({ name: 'RAGWATCH_PROBE_SUITES', value: '/etc/ragwatch-probes/acme-hr.yaml' });
     expect(c.volumeMounts).toContainEqual({ name: 'probes', mountPath: '/etc/ragwatch-probes', readOnly: true });
     // The scorers do not probe (each replica would).
