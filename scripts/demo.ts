@@ -1,8 +1,10 @@
 /**
  * `npm run demo`: sends realistic OTLP/JSON RAG traffic (HaluEval QA, see scripts/data/README.md) to
- * a running `ragwatch start`, so the counters and scores on /metrics move.
+ * a running `ragwatch start`, so the counters and scores on /metrics move — and starts the demo RAG
+ * service over the example probe suite's company (scripts/demo-rag/service.ts) on --rag-port,
+ * traced with the real OTel SDK to the same ragwatch, for `npm start -- -c config/demo.yaml` to probe.
  *
- *   npm run demo -- [--url http://127.0.0.1:4318] [--rate 5] [--count 0] [--mode mixed|grounded|ungrounded]
+ *   npm run demo -- [--url http://127.0.0.1:4318] [--rate 5] [--count 0] [--mode mixed|grounded|ungrounded] [--rag-port 8080|off]
  *
  * grounded: the right answer in a sentence plus a supporting sentence from the source.
  * ungrounded: the hallucinated answer, padded with a restatement (repetitive and unsupported).
@@ -10,6 +12,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { startDemoRag } from './demo-rag/service.ts';
 import { openInferenceTrace } from './lib/otlp-trace.ts';
 
 interface Row {
@@ -25,6 +28,7 @@ const { values } = parseArgs({
     rate: { type: 'string', default: '5' },
     count: { type: 'string', default: '0' },
     mode: { type: 'string', default: 'mixed' },
+    'rag-port': { type: 'string', default: '8080' },
   },
 });
 const mode = values.mode;
@@ -37,6 +41,22 @@ const count = Number(values.count);
 if (!(rate > 0) || !Number.isInteger(count) || count < 0) {
   console.error('--rate must be > 0 and --count a whole number (0 = until Ctrl-C)');
   process.exit(2);
+}
+
+const ragPort = values['rag-port'];
+if (ragPort !== 'off' && !/^\d+$/.test(ragPort)) {
+  console.error(`--rag-port must be a port number or "off" (got ${ragPort})`);
+  process.exit(2);
+}
+let closeRag: (() => Promise<void>) | undefined;
+if (ragPort !== 'off') {
+  try {
+    const rag = await startDemoRag({ port: Number(ragPort), otlpUrl: values.url });
+    closeRag = rag.close;
+    console.log(`demo RAG service on ${rag.url} (traced to ${values.url}); probe it with "npm start -- -c config/demo.yaml"`);
+  } catch (err) {
+    console.error(`demo RAG service not started on port ${ragPort} (${(err as Error).message}); sending traffic only`);
+  }
 }
 
 const rows = readFileSync(new URL('./data/halueval-qa-sample.jsonl', import.meta.url), 'utf8')
@@ -69,9 +89,11 @@ let failed = 0;
 const started = Date.now();
 const stop = () => {
   console.log(JSON.stringify({ sent, failed, seconds: Math.round((Date.now() - started) / 1000) }));
-  process.exit(failed > 0 && sent === 0 ? 1 : 0);
+  const code = failed > 0 && sent === 0 ? 1 : 0;
+  void (closeRag?.() ?? Promise.resolve()).finally(() => process.exit(code));
 };
 process.on('SIGINT', stop);
+process.on('SIGTERM', stop);
 
 console.log(`sending ${mode} RAG traffic to ${values.url}/v1/traces at ${rate}/s${count ? ` (${count} requests)` : ' (Ctrl-C to stop)'}`);
 for (let i = 0; count === 0 || i < count; i++) {

@@ -1,7 +1,7 @@
 /**
  * "RAG quality" dashboard: per judge metric, the current weighted mean coloured by its threshold,
  * the windowed mean over time with the threshold line, sample counts, the score distribution,
- * and what ragwatch's in-process evaluator says (active alerts, diagnosis).
+ * what ragwatch's in-process evaluator says (active alerts, diagnosis), and the ground-truth probes.
  * @module
  */
 import { BigValueColorMode, BigValueGraphMode, ReduceDataOptionsBuilder, VizOrientation } from '@grafana/grafana-foundation-sdk/common';
@@ -11,6 +11,7 @@ import { PromQueryFormat } from '@grafana/grafana-foundation-sdk/prometheus';
 import * as stat from '@grafana/grafana-foundation-sdk/stat';
 import * as timeseries from '@grafana/grafana-foundation-sdk/timeseries';
 import { JUDGE, SERVICE, prom, promInstant, ragwatchDashboard } from './common.ts';
+import { withProbesRow } from './probes.ts';
 
 const SCORE = `metric="$metric", ${JUDGE}, ${SERVICE}`;
 
@@ -79,7 +80,7 @@ function meanOverTime(): timeseries.PanelBuilder {
 
 /** Builds the "RAG quality" dashboard. */
 export function qualityDashboard(): DashboardBuilder {
-  return ragwatchDashboard({
+  const dashboard = ragwatchDashboard({
     uid: 'ragwatch-quality',
     title: 'ragwatch / RAG quality',
     description: 'Judge scores of sampled RAG answers: weighted means against thresholds, sample counts, distribution, alerts and diagnosis.',
@@ -146,4 +147,5 @@ export function qualityDashboard(): DashboardBuilder {
           prom(`sum by (le) (increase(ragwatch_score_ratio_bucket{metric=~"$metric", ${JUDGE}, ${SERVICE}}[$__rate_interval]))`, '{{le}}').format(PromQueryFormat.Heatmap),
         ),
     );
+  return withProbesRow(dashboard);
 }

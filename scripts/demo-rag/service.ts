@@ -131,7 +131,10 @@ export async function startDemoRag(options: DemoRagOptions = {}): Promise<{ serv
       });
     });
   });
-  await new Promise<void>((resolve) => server.listen(port, host, resolve));
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, resolve);
+  });
   const close = async () => {
     await new Promise((resolve) => server.close(resolve));
     await tracing?.shutdown();

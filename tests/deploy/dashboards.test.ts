@@ -9,6 +9,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
 import { DASHBOARD_DIRS, buildDashboards } from '../../scripts/build-dashboards.ts';
 import { DASHBOARDS, dashboardJson } from '../../dashboards/src/index.ts';
 import { latencyQuantile } from '../../dashboards/src/latency.ts';
@@ -33,6 +34,13 @@ const EMPTY_ON_START: Record<string, string> = {
   ragwatch_assembler_lag_messages: 'split assembly only (ragwatch assembler)',
   'ragwatch_spans_received_total{source="kafka"}': 'split assembly only (ragwatch assembler reading the spans topic)',
 };
+
+/**
+ * Judge-audit precision is undefined (absent) while a judge flags none of the probe answers: the demo
+ * service's wrong answers are extractive, grounded in the wrongly retrieved page, and the embedded
+ * judge may pass them all. Then recall must be 0 for every metric (checked), else precision must exist.
+ */
+const PRECISION = 'ragwatch_probe_judge_precision_ratio';
 
 function emptyReason(expr: string): string | undefined {
   return Object.entries(EMPTY_ON_START).find(([metric]) => expr.includes(metric))?.[1];
@@ -125,14 +133,19 @@ describe('live: ragwatch start (chart test-alert config; and an LLM-judge instan
     const llmConfigFile = scratch.write('ragwatch-llm.yaml', {
       judge: { kind: 'llm', model: 'judge-model', baseUrl: fake.baseURL, apiKey: 'test-key', llm: { prices: { 'judge-model': { inputPerMillion: 0.15, outputPerMillion: 0.6 } } } },
     });
-    const [otlpPort, httpPort, llmOtlpPort, llmHttpPort] = [await freePort(), await freePort(), await freePort(), await freePort()];
+    const [otlpPort, httpPort, llmOtlpPort, llmHttpPort, ragPort] = [await freePort(), await freePort(), await freePort(), await freePort(), await freePort()];
     const env = (otlp: number, http: number) => ({ RAGWATCH_OTLP_PORT: String(otlp), RAGWATCH_HTTP_PORT: String(http), RAGWATCH_LOG_LEVEL: 'warn' });
-    ragwatch = spawnRagwatch(['start', '-c', configFile], env(otlpPort, httpPort));
+    // The probes demo (config/demo.yaml's suite), pointed at the demo RAG service `npm run demo` starts on ragPort.
+    const suite = parse(readFileSync(join(ROOT, 'config', 'probes', 'example', 'suite.yaml'), 'utf8')) as { csv: string; target: { url: string } };
+    suite.csv = join(ROOT, 'config', 'probes', 'example', 'facts');
+    suite.target.url = `http://127.0.0.1:${ragPort}/ask`;
+    const suiteFile = scratch.write('suite.yaml', suite);
+    ragwatch = spawnRagwatch(['start', '-c', configFile], { ...env(otlpPort, httpPort), RAGWATCH_PROBE_SUITES: suiteFile });
     ragwatchLlm = spawnRagwatch(['start', '-c', llmConfigFile], env(llmOtlpPort, llmHttpPort));
     for (const port of [httpPort, llmHttpPort]) await waitFor(async () => (await fetch(`http://127.0.0.1:${port}/readyz`)).ok, 30_000, 200);
     // The demo as an operator runs it (`npm run demo -- --mode ungrounded`), until killed.
-    for (const [port, rate] of [[otlpPort, '8'], [llmOtlpPort, '2']] as const) {
-      demos.push(spawn(process.execPath, [join(ROOT, 'scripts', 'demo.ts'), '--url', `http://127.0.0.1:${port}`, '--rate', rate, '--count', '0', '--mode', 'ungrounded'], { cwd: ROOT, stdio: 'ignore' }));
+    for (const [port, rate, rag] of [[otlpPort, '8', String(ragPort)], [llmOtlpPort, '2', 'off']] as const) {
+      demos.push(spawn(process.execPath, [join(ROOT, 'scripts', 'demo.ts'), '--url', `http://127.0.0.1:${port}`, '--rate', rate, '--count', '0', '--mode', 'ungrounded', '--rag-port', rag], { cwd: ROOT, stdio: 'ignore' }));
     }
     const targets = [`127.0.0.1:${httpPort}`, `127.0.0.1:${llmHttpPort}`];
     prometheus = await startPrometheus({ targets, ruleFiles: [rulesFile], dir: scratch.dir, interval: '1s' });
@@ -140,7 +153,9 @@ describe('live: ragwatch start (chart test-alert config; and an LLM-judge instan
     for (const judge of ['embedded', 'llm']) {
       await waitFor(async () => (await promQuery(prometheus!.url, `increase(ragwatch_score_samples_total{judge="${judge}"}[20s]) > 0`)).length > 0, 60_000, 500);
     }
-  }, 150_000);
+    // The first probe run (10 s after start, ~25 s of questions) has completed and been scraped twice.
+    await waitFor(async () => (await promQuery(prometheus!.url, 'count_over_time(ragwatch_probe_last_run_timestamp_seconds[1m]) > 1')).length > 0, 90_000, 500);
+  }, 240_000);
 
   afterAll(async () => {
     for (const demo of demos) demo.kill('SIGKILL');
@@ -161,6 +176,12 @@ describe('live: ragwatch start (chart test-alert config; and an LLM-judge instan
     for (const q of queries) {
       const expr = substitute(q.expr, SUBST);
       const reason = emptyReason(expr);
+      if (expr.includes(PRECISION) && (await promQuery(prometheus!.url, expr)).length === 0) {
+        const recall = await promQuery(prometheus!.url, 'max(ragwatch_probe_judge_recall_ratio)');
+        if (recall.length !== 1 || Number(recall[0]!.value[1]) !== 0) failures.push(`${q.panel}: no precision although some wrong probe answer was flagged (recall ${JSON.stringify(recall)})`);
+        else expectedEmpty.push(`${q.panel}: precision undefined — the judge flagged no probe answer (recall 0)`);
+        continue;
+      }
       let result: unknown[];
       try {
         // Poll a little: some series appear only after the first windows fill.
