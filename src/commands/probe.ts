@@ -12,6 +12,8 @@ import { runProbes, summarize, type ProbeOutcome, type ProbeReport } from '../pr
 import { scoreProbeAnswers } from '../probes/score-answers.ts';
 import { createRedactor } from '../capture/redaction/redact-outcome.ts';
 import { loadConfig } from '../config/load.ts';
+import type { RagwatchConfig } from '../config/schema.ts';
+import { createJudgeMatch, needsJudgeMatch } from '../probes/judge-match.ts';
 import { createInstruments } from '../metrics/instruments.ts';
 import { createJudge } from '../pipeline.ts';
 import type { Command } from './types.ts';
@@ -29,7 +31,8 @@ export const probeCommand: Command = {
                     template and failures by module; exit 1 below a minimum (a CI quality gate)
   --json            list: one JSON object per query; run: one report object
   -c, --config FILE run: ragwatch configuration — the judge that scores the answers for the judge
-                    audit (answers with sources only) and the alert thresholds it audits
+                    audit (answers with sources only), the alert thresholds it audits, and the LLM
+                    endpoint (judge.baseUrl) that grades "match: judge" templates
   --min-accuracy    run: exit 1 when accuracy (correct / answered) is below X
   --min-robustness  run: exit 1 when robustness R is below X`,
   async run(argv) {
@@ -54,8 +57,9 @@ export const probeCommand: Command = {
       db.close();
     }
     if (sub === 'run') {
-      const outcomes = await runProbes(suite, queries);
-      const report = summarize(suite.suite, outcomes, await audit(outcomes, values.config));
+      const config = loadConfig(values.config ? { file: values.config } : {});
+      const outcomes = await runProbes(suite, queries, needsJudgeMatch(suite) ? { judgeMatch: createJudgeMatch(config, suite, file) } : {});
+      const report = summarize(suite.suite, outcomes, await audit(outcomes, config));
       process.stdout.write(values.json ? `${JSON.stringify(report)}\n` : formatReport(report));
       const low = (v: number | null, min: number | undefined) => min !== undefined && (v === null || v < min);
       if (low(report.accuracy, minAccuracy) || low(report.robustness, minRobustness)) {
@@ -99,8 +103,7 @@ export function formatReport(r: ProbeReport): string {
 }
 
 /** Scores the answers with the configured judge and audits every metric that has an alert threshold. */
-async function audit(outcomes: ProbeOutcome[], configFile: string | undefined): Promise<JudgeAuditRow[]> {
-  const config = loadConfig(configFile ? { file: configFile } : {});
+async function audit(outcomes: ProbeOutcome[], config: RagwatchConfig): Promise<JudgeAuditRow[]> {
   const judge = createJudge(config, { instruments: createInstruments({ processMetrics: false }) });
   await judge.init();
   try {

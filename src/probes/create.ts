@@ -14,11 +14,15 @@ import { alertNotifier } from '../metrics/quality.ts';
 import type { AlertNotifier } from '../metrics/notifier.ts';
 import { ProbeAlerts } from './alerts.ts';
 import { generateProbes, openFacts } from './generate.ts';
+import { createJudgeMatch, needsJudgeMatch } from './judge-match.ts';
 import { ProbeInstruments } from './metrics.ts';
 import { Prober, type LoadedSuite } from './prober.ts';
 
-/** Loads every suite of `probes.suites`; a bad one throws a SuiteError naming the file and its key. */
-export async function loadSuites(files: readonly string[]): Promise<LoadedSuite[]> {
+/**
+ * Loads every suite of `probes.suites`; a bad one throws a SuiteError naming the file and its key.
+ * Suites with `match: judge` templates get the LLM match of `config.judge`.
+ */
+export async function loadSuites(files: readonly string[], config: RagwatchConfig): Promise<LoadedSuite[]> {
   const out: LoadedSuite[] = [];
   for (const [i, file] of files.entries()) {
     const { suite, facts } = loadProbeSuite(file);
@@ -29,7 +33,7 @@ export async function loadSuites(files: readonly string[]): Promise<LoadedSuite[
       throw err instanceof SuiteError ? new SuiteError(`probe suite ${file}: ${err.message}`, [`probes.suites.${i}`, ...err.keys]) : err;
     }
     try {
-      out.push({ suite, queries: generateProbes(suite, db) });
+      out.push({ suite, queries: generateProbes(suite, db), ...(needsJudgeMatch(suite) ? { judgeMatch: createJudgeMatch(config, suite, file) } : {}) });
     } catch (err) {
       throw err instanceof SuiteError ? new SuiteError(`probe suite ${file}: ${err.message}`, [`probes.suites.${i}`, ...err.keys]) : err;
     } finally {
@@ -57,7 +61,7 @@ export interface CreateProberOptions {
 /** The prober of `probes.suites`, or undefined when none is configured. Not started. */
 export async function createProber(config: RagwatchConfig, options: CreateProberOptions): Promise<Prober | undefined> {
   if (config.probes.suites.length === 0) return undefined;
-  const suites = await loadSuites(config.probes.suites);
+  const suites = await loadSuites(config.probes.suites, config);
   const instruments = new ProbeInstruments(options.registry);
   const { alerts } = config;
   const notifier = options.notifier ?? alertNotifier(config, options.registry);

@@ -13,6 +13,7 @@ import type { SampledTriplet, ScoreRecord } from '../triplet.ts';
 import type { ProbeAlerts} from './alerts.ts';
 import { type SuiteState } from './alerts.ts';
 import { judgeAudit } from './audit.ts';
+import type { JudgeMatch } from './judge-match.ts';
 import type { ProbeInstruments } from './metrics.ts';
 import { attribute, runProbes, summarize, type Ask, type ProbeOutcome, type ProbeReport } from './runner.ts';
 import { scoreProbeAnswers } from './score-answers.ts';
@@ -25,6 +26,8 @@ import type { ProbeQuery } from './types.ts';
 export interface LoadedSuite {
   suite: ProbeSuite;
   queries: ProbeQuery[];
+  /** Grades the `match: judge` templates. */
+  judgeMatch?: JudgeMatch;
 }
 
 /** Options of {@link Prober}; `suites` and `instruments` are required. */
@@ -148,7 +151,7 @@ export class Prober {
       return askOne(suite, q, traceId);
     };
     try {
-      const outcomes = await runProbes(suite, queries, ask, this.#abort.signal);
+      const outcomes = await runProbes(suite, queries, { ask, signal: this.#abort.signal, ...(s.loaded.judgeMatch ? { judgeMatch: s.loaded.judgeMatch } : {}) });
       if (this.#abort.signal.aborted) return undefined;
       await this.#join(outcomes);
       const records = new Map<string, ScoreRecord[]>();

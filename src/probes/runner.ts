@@ -8,6 +8,7 @@
  * @module
  */
 import type { JudgeAuditRow } from './audit.ts';
+import type { JudgeMatch } from './judge-match.ts';
 import { isAbstention, matchAnswer } from './match.ts';
 import type { ProbeSuite } from './suite.ts';
 import { askTarget, type ProbeSource, type TargetReply } from './target.ts';
@@ -55,21 +56,31 @@ function contains(sources: readonly ProbeSource[], truth: ReadonlyArray<string |
   return sources.some((s) => truth.some((t) => matchAnswer(s.content, [t], 'contains') === true));
 }
 
-/** Grades a reply. */
-export function grade(query: ProbeQuery, reply: TargetReply, abstain: readonly RegExp[]): ProbeOutcome {
+/** Grades a reply; `judgeMatch` grades the `match: judge` templates (without it they are errors). */
+export async function grade(query: ProbeQuery, reply: TargetReply, abstain: readonly RegExp[], judgeMatch?: JudgeMatch): Promise<ProbeOutcome> {
   if (!reply.ok) return { query, outcome: 'error', reason: reply.reason, traceId: reply.traceId };
   const base = { query, traceId: reply.traceId, answer: reply.answer, ...(reply.sources ? { sources: reply.sources } : {}) };
-  const matched = matchAnswer(reply.answer, query.truth, query.match, query.tolerance);
-  if (matched === undefined) return { ...base, outcome: 'error', reason: 'judge_match_unavailable' };
+  // An abstention is not sent to the judge: it states no answer.
+  if (query.match === 'judge' && isAbstention(reply.answer, abstain)) return { ...base, outcome: 'abstained' };
+  const matched = query.match === 'judge' ? await judgeMatch?.(query, reply.answer) : matchAnswer(reply.answer, query.truth, query.match, query.tolerance);
+  if (matched === undefined) return { ...base, outcome: 'error', reason: judgeMatch ? 'judge_match_failed' : 'judge_match_unavailable' };
   if (matched) return { ...base, outcome: 'correct' };
   return { ...base, outcome: isAbstention(reply.answer, abstain) ? 'abstained' : 'wrong' };
 }
 
-/**
- * Runs every query within the suite's limits. Never throws for the service's failures. Once `signal`
- * is aborted no further query is asked and the result holds only the queries asked.
- */
-export async function runProbes(suite: ProbeSuite, queries: readonly ProbeQuery[], ask: Ask = (q) => askTarget(suite.target, suite.suite, q.query), signal?: AbortSignal): Promise<ProbeOutcome[]> {
+/** Options of {@link runProbes}; all optional. */
+export interface RunProbesOptions {
+  /** Asks one query (default: the suite's HTTP target). */
+  ask?: Ask;
+  /** Once aborted no further query is asked and the result holds only the queries asked. */
+  signal?: AbortSignal;
+  /** Grades `match: judge` templates. */
+  judgeMatch?: JudgeMatch;
+}
+
+/** Runs every query within the suite's limits. Never throws for the service's failures. */
+export async function runProbes(suite: ProbeSuite, queries: readonly ProbeQuery[], options: RunProbesOptions = {}): Promise<ProbeOutcome[]> {
+  const { ask = (q: ProbeQuery) => askTarget(suite.target, suite.suite, q.query), signal, judgeMatch } = options;
   const abstain = suite.abstainPatterns.map((p) => new RegExp(p, 'iu'));
   const spacingMs = 60_000 / suite.limits.perMinute;
   const out: ProbeOutcome[] = new Array(queries.length);
@@ -83,7 +94,7 @@ export async function runProbes(suite: ProbeSuite, queries: readonly ProbeQuery[
       const wait = startAt - performance.now();
       if (wait > 0) await new Promise((r) => setTimeout(r, wait));
       if (signal?.aborted) break;
-      out[i] = grade(queries[i]!, await ask(queries[i]!), abstain);
+      out[i] = await grade(queries[i]!, await ask(queries[i]!), abstain, judgeMatch);
     }
   };
   await Promise.all(Array.from({ length: Math.min(suite.limits.concurrency, queries.length) }, worker));

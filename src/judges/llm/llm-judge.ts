@@ -13,10 +13,9 @@ import { BoundedCache, contentHash } from '../cache.ts';
 import { DEFAULT_EMBEDDING_THREADS, loadEmbeddingModel } from '../embedded/model.ts';
 import { scoreSelfDistinctness } from '../self-distinctness.ts';
 import { splitSentences } from '../sentences.ts';
-import type { Judge, JudgeFailure, JudgeResult, JudgeScores, SentenceEmbedder } from '../types.ts';
+import type { Judge, JudgeResult, JudgeScores, SentenceEmbedder } from '../types.ts';
 import { LlmClient, type LlmClientOptions } from './client.ts';
-import { repairMessage } from './prompts.ts';
-import { PROMPT_VERSION, decomposeStep, responseMatchStep, sourceMatchStep, type Step } from './steps.ts';
+import { PROMPT_VERSION, decomposeStep, responseMatchStep, runStep, sourceMatchStep, type Step, type StepOutcome } from './steps.ts';
 
 /** Options of {@link LlmJudge}; all optional. Client options are passed to {@link LlmClient}. */
 export interface LlmJudgeOptions extends LlmClientOptions {
@@ -35,7 +34,6 @@ export interface LlmJudgeOptions extends LlmClientOptions {
 }
 
 type Cached = Omit<JudgeScores, 'usage'>;
-type StepOutcome<T> = { ok: true; value: T } | JudgeFailure;
 
 export class LlmJudge implements Judge {
   readonly kind = 'llm' as const;
@@ -173,23 +171,8 @@ export class LlmJudge implements Judge {
     return { ok: true, ...result, usage };
   }
 
-  /** One step: a call, validation, at most one repair call; a second invalid answer fails the triplet. */
-  async #run<T>(step: Step<T>, usage: Usage, signal: AbortSignal): Promise<StepOutcome<T>> {
-    let messages = step.messages;
-    for (let attempt = 0; attempt < 2; attempt++) {
-      const res = await this.#client.complete({ messages, schemaName: `ragwatch_${step.name}`, jsonSchema: step.jsonSchema }, signal);
-      if (!res.ok) return res;
-      usage.calls++;
-      usage.inputTokens += res.inputTokens;
-      usage.outputTokens += res.outputTokens;
-      const parsed = step.parse(res.content);
-      if (parsed.ok) return parsed;
-      if (attempt === 1) {
-        return { ok: false, retriable: false, error: new RagwatchError('RAGWATCH_JUDGE_MALFORMED', `judge answer to ${step.name} invalid after one repair: ${parsed.problem}`) };
-      }
-      messages = [...step.messages, { role: 'assistant', content: res.content.slice(0, 8000) }, { role: 'user', content: repairMessage(step.boundary, parsed.problem, step.contract) }];
-    }
-    throw new Error('unreachable');
+  #run<T>(step: Step<T>, usage: Usage, signal: AbortSignal): Promise<StepOutcome<T>> {
+    return runStep(this.#client, step, usage, signal);
   }
 
   shutdown(): Promise<void> {

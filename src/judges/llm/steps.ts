@@ -10,8 +10,11 @@
  */
 import { z } from 'zod';
 import type { SupportVerdict } from '../aggregate.ts';
-import type { ChatMessage } from './client.ts';
-import { newBoundary, systemPrompt, tailReminder, wrapUntrusted, type Boundary } from './prompts.ts';
+import { RagwatchError } from '../../errors.ts';
+import type { Usage } from '../../triplet.ts';
+import type { JudgeFailure } from '../types.ts';
+import type { ChatMessage, LlmClient } from './client.ts';
+import { newBoundary, repairMessage, systemPrompt, tailReminder, wrapUntrusted, type Boundary } from './prompts.ts';
 
 /** Version of the prompts; part of every cache key, bump when a prompt changes meaning. */
 export const PROMPT_VERSION = 'v1';
@@ -235,6 +238,51 @@ export function sourceMatchStep(
           coveredBySources: new Map(r.value.subQuestions.map((q) => [q.id, q.coveredBySources])),
         },
       };
+    },
+  };
+}
+
+/** What a step yields: its validated output, or why the call failed. */
+export type StepOutcome<T> = { ok: true; value: T } | JudgeFailure;
+
+/** Runs one step: a call, validation, at most one repair call; a second invalid answer is a failure. Usage is added to `usage`. */
+export async function runStep<T>(client: LlmClient, step: Step<T>, usage: Usage, signal?: AbortSignal): Promise<StepOutcome<T>> {
+  let messages = step.messages;
+  for (let attempt = 0; attempt < 2; attempt++) {
+    const res = await client.complete({ messages, schemaName: `ragwatch_${step.name}`, jsonSchema: step.jsonSchema }, signal);
+    if (!res.ok) return res;
+    usage.calls++;
+    usage.inputTokens += res.inputTokens;
+    usage.outputTokens += res.outputTokens;
+    const parsed = step.parse(res.content);
+    if (parsed.ok) return parsed;
+    if (attempt === 1) return { ok: false, retriable: false, error: new RagwatchError('RAGWATCH_JUDGE_MALFORMED', `judge answer to ${step.name} invalid after one repair: ${parsed.problem}`) };
+    messages = [...step.messages, { role: 'assistant', content: res.content.slice(0, 8000) }, { role: 'user', content: repairMessage(step.boundary, parsed.problem, step.contract) }];
+  }
+  throw new Error('unreachable');
+}
+
+/**
+ * Builds the probe-grading call of `match: judge`: does the ANSWER give the EXPECTED answer to the
+ * QUESTION (same meaning, any wording)? All three texts are untrusted data.
+ */
+export function sameAnswerStep(question: string, expected: ReadonlyArray<string | number>, answer: string): Step<boolean> {
+  const truth = expected.map(String);
+  const boundary = newBoundary([question, answer, ...truth]);
+  const schema = z.strictObject({ call: z.enum([boundary.nonce]), same: z.boolean() });
+  const task =
+    'Decide whether the ANSWER gives the EXPECTED answer to the QUESTION: "same" = true if it states the same thing (any wording, units or formatting; every expected item when there are several), false if it states something else, omits it, or says it does not know. Judge only against the EXPECTED answer, not your own knowledge.';
+  const contract = 'Keys: "same" (boolean).';
+  const data = [wrapUntrusted(boundary, 'question', question), ...truth.map((t, i) => wrapUntrusted(boundary, 'expected', t, `e${i + 1}`)), wrapUntrusted(boundary, 'answer', answer)];
+  return {
+    name: 'same_answer',
+    boundary,
+    messages: messages(boundary, task, data, contract),
+    jsonSchema: toJsonSchema(schema),
+    contract,
+    parse(content) {
+      const r = parseWith(schema, content, () => undefined);
+      return r.ok ? { ok: true, value: r.value.same } : r;
     },
   };
 }
