@@ -90,6 +90,8 @@ export function fitCalibration(
   points: readonly LabelledScore[],
   options: FitOptions = {},
 ): { model: CalibrationModel | undefined; report: CalibrationReport } {
+  // Only the three names: callers may pass a richer object (e.g. with its points).
+  key = { metric: key.metric, judge: key.judge, labelMetric: key.labelMetric };
   const alpha = options.alpha ?? 0.1;
   const minLabels = options.minLabels ?? 30;
   const parts = { fit: [] as LabelledScore[], conformal: [] as LabelledScore[], test: [] as LabelledScore[] };

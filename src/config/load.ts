@@ -29,6 +29,7 @@ export const ENV_OVERRIDES: ReadonlyArray<{ env: string; path: string; kind: Env
   { env: 'RAGWATCH_JUDGE_MODEL', path: 'judge.model', kind: 'string' },
   { env: 'OPENAI_API_KEY', path: 'judge.apiKey', kind: 'string' },
   { env: 'OPENAI_BASE_URL', path: 'judge.baseUrl', kind: 'string' },
+  { env: 'RAGWATCH_CALIBRATION_FILE', path: 'calibration.file', kind: 'string' },
   { env: 'RAGWATCH_PROBE_SUITES', path: 'probes.suites', kind: 'list' },
   { env: 'RAGWATCH_LOG_LEVEL', path: 'log.level', kind: 'string' },
   { env: 'RAGWATCH_LOG_FORMAT', path: 'log.format', kind: 'string' },
@@ -96,9 +97,11 @@ function readFile(file: string): Record<string, unknown> {
   }
   if (doc === null || doc === undefined) return {};
   if (!isPlainObject(doc)) throw new ConfigError(`config file ${file} must hold a mapping at the top level`, ['RAGWATCH_CONFIG']);
-  // Probe suite paths in a file are relative to that file (as a suite's own paths are relative to the suite).
+  // Probe suite and calibration paths in a file are relative to that file (as a suite's own paths are relative to the suite).
   const probes = doc.probes;
   if (isPlainObject(probes) && Array.isArray(probes.suites)) probes.suites = probes.suites.map((p: unknown) => (typeof p === 'string' ? resolve(dirname(resolve(file)), p) : p));
+  const calibration = doc.calibration;
+  if (isPlainObject(calibration) && typeof calibration.file === 'string') calibration.file = resolve(dirname(resolve(file)), calibration.file);
   return doc;
 }
 

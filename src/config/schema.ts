@@ -6,6 +6,7 @@
  */
 import { z } from 'zod';
 import { alertsSection } from './sections/alerts.ts';
+import { calibrationSection } from './sections/calibration.ts';
 import { captureSection } from './sections/capture.ts';
 import { judgeSection } from './sections/judge.ts';
 import { logSection } from './sections/log.ts';
@@ -27,6 +28,7 @@ export const configSchema = z
     metrics: metricsSection.prefault({}),
     alerts: alertsSection.prefault({}),
     probes: probesSection.prefault({}),
+    calibration: calibrationSection.prefault({}),
     log: logSection.prefault({}),
   })
   .strict();

@@ -7,6 +7,8 @@
 import { Counter, Gauge, type Registry } from 'prom-client';
 import type { RagwatchConfig } from '../config/schema.ts';
 import type { SampledTriplet, ScoreRecord } from '../triplet.ts';
+import { CalibrationMonitor } from '../calibration/monitor.ts';
+import { loadCalibrationFile } from '../config/load-calibration.ts';
 import { AlertEvaluator, alertRulesFromConfig, type ActiveAlert, type MetricAlertRule } from './evaluator.ts';
 import { ExamplesBuffer } from './examples.ts';
 import type { InstrumentsOptions, Instruments } from './instruments.ts';
@@ -60,6 +62,8 @@ export class QualityMonitor {
   readonly rules: readonly MetricAlertRule[];
   /** Where the in-process alerts go (shared with the prober's). */
   readonly notifier: AlertNotifier;
+  /** Calibrated means and review shares (`calibration.file`); absent without one. */
+  readonly calibration: CalibrationMonitor | undefined;
   readonly #config: RagwatchConfig;
   readonly #instruments: Instruments;
   #shutdown: Promise<void> | undefined;
@@ -111,6 +115,8 @@ export class QualityMonitor {
       intervalMs: alerts.evaluationIntervalMs,
       ...(options.now ? { now: options.now } : {}),
     });
+    const file = config.calibration.file;
+    this.calibration = file === undefined ? undefined : new CalibrationMonitor({ models: loadCalibrationFile(file), registry: instruments.registry, windowMs, ...(options.now ? { now: options.now } : {}) });
     this.examples = new ExamplesBuffer({ maxRecords: config.metrics.examplesMaxRecords, maxTextChars: config.metrics.examplesMaxTextChars, thresholds });
   }
 
@@ -130,6 +136,7 @@ export class QualityMonitor {
     for (const [metric, value] of Object.entries(record.scores)) {
       if (value !== undefined) this.windows.add({ metric, judge: record.judge.kind, service }, value, record.weight);
     }
+    this.calibration?.observe(record, service);
     this.examples.add(record, triplet);
   };
 

@@ -1,0 +1,94 @@
+/**
+ * Applies a saved calibration to the live scores (`calibration.file`): per metric, judge and service
+ * the sampling-weighted mean of P(a human says good), and per metric and judge the share of answers
+ * whose conformal prediction set is {good, bad} — the judge cannot tell, a person should look. Fed by
+ * the quality monitor's `onRecord`; a score without a calibration for its (metric, judge) is skipped
+ * (no series), never guessed.
+ * @module
+ */
+import { Gauge, type Registry } from 'prom-client';
+import { ScoreWindows } from '../metrics/score-windows.ts';
+import type { ScoreRecord } from '../triplet.ts';
+import { predictionSet } from './conformal.ts';
+import { applyMap } from './fit.ts';
+import type { CalibrationModel } from './types.ts';
+
+/** Options of {@link CalibrationMonitor}. */
+export interface CalibrationMonitorOptions {
+  models: readonly CalibrationModel[];
+  registry: Registry;
+  /** Rolling window of the calibrated means and review shares, milliseconds. */
+  windowMs: number;
+  now?: () => number;
+}
+
+export class CalibrationMonitor {
+  readonly #models = new Map<string, CalibrationModel>();
+  readonly #means: ScoreWindows;
+  readonly #review: ScoreWindows;
+
+  constructor(options: CalibrationMonitorOptions) {
+    for (const m of options.models) this.#models.set(`${m.metric}\u0000${m.judge}`, m);
+    const clock = options.now ? { now: options.now } : {};
+    this.#means = new ScoreWindows({ retentionMs: options.windowMs, ...clock });
+    this.#review = new ScoreWindows({ retentionMs: options.windowMs, ...clock });
+    const { windowMs } = options;
+    const means = this.#means;
+    const review = this.#review;
+    const registers = [options.registry];
+    new Gauge({
+      name: 'ragwatch_score_calibrated_mean_ratio',
+      help: `Calibrated score: weighted mean of P(a human says good) over metrics.windowMs (${windowMs} ms), by metric, judge and service; absent without a calibration for the metric and judge.`,
+      labelNames: ['metric', 'judge', 'service'],
+      registers,
+      collect() {
+        this.reset();
+        for (const a of means.aggregate(windowMs)) if (a.mean !== undefined) this.set({ metric: a.metric, judge: a.judge, service: a.service }, a.mean);
+      },
+    });
+    new Gauge({
+      name: 'ragwatch_needs_review_ratio',
+      help: `Share of scored answers whose conformal prediction set is {good, bad} (the judge cannot tell) over metrics.windowMs (${windowMs} ms), by metric and judge.`,
+      labelNames: ['metric', 'judge'],
+      registers,
+      collect() {
+        this.reset();
+        for (const a of review.aggregate(windowMs)) if (a.mean !== undefined) this.set({ metric: a.metric, judge: a.judge }, a.mean);
+      },
+    });
+    const labels = new Gauge({ name: 'ragwatch_calibration_labels', help: 'Human labels the loaded calibration was fitted on, by metric and judge.', labelNames: ['metric', 'judge'], registers });
+    const brier = new Gauge({ name: 'ragwatch_calibration_brier', help: 'Brier score of the loaded calibration on its held-out labels, by metric and judge (absent when the test part was empty).', labelNames: ['metric', 'judge'], registers });
+    const models = [...this.#models.values()];
+    const now = options.now ?? Date.now;
+    new Gauge({
+      name: 'ragwatch_calibration_age_seconds',
+      help: 'Age of the loaded calibration (since its fit), by metric and judge.',
+      labelNames: ['metric', 'judge'],
+      registers,
+      collect() {
+        for (const m of models) this.set({ metric: m.metric, judge: m.judge }, (now() - Date.parse(m.fittedAt)) / 1000);
+      },
+    });
+    for (const m of models) {
+      labels.set({ metric: m.metric, judge: m.judge }, m.n);
+      if (m.brier !== null) brier.set({ metric: m.metric, judge: m.judge }, m.brier);
+    }
+  }
+
+  /** Number of (metric, judge) calibrations loaded. */
+  get size(): number {
+    return this.#models.size;
+  }
+
+  /** Adds a production record's calibrated scores. Never throws. */
+  observe(record: ScoreRecord, service: string): void {
+    for (const [metric, score] of Object.entries(record.scores)) {
+      if (score === undefined) continue;
+      const model = this.#models.get(`${metric}\u0000${record.judge.kind}`);
+      if (!model) continue;
+      const p = applyMap(model.map, score);
+      this.#means.add({ metric, judge: record.judge.kind, service }, p, record.weight);
+      this.#review.add({ metric, judge: record.judge.kind, service: 'all' }, predictionSet(model.conformal, p) === 'both' ? 1 : 0, record.weight);
+    }
+  }
+}

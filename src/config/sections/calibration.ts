@@ -1,0 +1,17 @@
+import { z } from 'zod';
+
+/** Human calibration of the judges (docs/calibration.md). */
+export const calibrationSection = z
+  .object({
+    /** A saved calibration (`ragwatch calibrate … --out FILE`) applied to every score: calibrated means and "needs review" shares. Default none. (env RAGWATCH_CALIBRATION_FILE) */
+    file: z.string().min(1).optional(),
+    /** Miscoverage α of the conformal prediction sets ({good}, {bad}, {good, bad}). Default 0.1. */
+    alpha: z.number().gt(0).lt(1).default(0.1),
+    /** No calibration is fitted from fewer labels (per metric and judge). Default 30. */
+    minLabels: z.number().int().min(10).default(30),
+    /** Which judge metrics a human label calibrates: label concept → metrics that estimate it. */
+    labelMetrics: z
+      .record(z.string().regex(/^[a-z][a-z0-9_]*$/), z.array(z.string().regex(/^[a-z][a-z0-9_]*$/)).min(1))
+      .default({ groundedness: ['groundedness', 'faithfulness', 'hallucination_free', 'grounding_lexical'], answer_relevancy: ['answer_relevancy', 'response_query_coverage'] }),
+  })
+  .strict();
