@@ -9,6 +9,7 @@ import { createInstruments } from './metrics/instruments.ts';
 import { QualityMonitor, configSummary, instrumentsOptionsFromConfig } from './metrics/quality.ts';
 import { Pipeline } from './pipeline.ts';
 import { createProber } from './probes/create.ts';
+import { openReviewStore } from './store/create.ts';
 import type { Prober } from './probes/prober.ts';
 import type { SampledTriplet, ScoreRecord } from './triplet.ts';
 import { startHttpServers } from './server/http-servers.ts';
@@ -35,8 +36,10 @@ export interface RunningApp {
 export async function startApp(config: RagwatchConfig, logger: Logger = silentLogger, options: { role?: 'all' | 'collector'; judge?: Judge } = {}): Promise<RunningApp> {
   // `start` judges in-process (role all) even with Kafka configured; `ragwatch collector` passes role collector.
   const instruments = createInstruments(instrumentsOptionsFromConfig(config));
-  const quality = new QualityMonitor({ config, instruments });
   const role = options.role ?? 'all';
+  // Answers for human review are kept where they are scored.
+  const review = role === 'all' ? await openReviewStore(config, instruments.registry, logger) : undefined;
+  const quality = new QualityMonitor({ config, instruments, ...(review ? { review } : {}) });
   // Collectors forward span records for `ragwatch assembler` unless local assembly is configured (one replica only).
   const forwardSpans = role === 'collector' && config.transport.kafka.assembly === 'spans_topic';
   let prober: Prober | undefined;

@@ -80,6 +80,12 @@ export class CalibrationMonitor {
     return this.#models.size;
   }
 
+  /** The prediction set of a score, or undefined without a calibration for (metric, judge). */
+  setOf(metric: string, judge: string, score: number): ReturnType<typeof predictionSet> | undefined {
+    const model = this.#models.get(`${metric}\u0000${judge}`);
+    return model ? predictionSet(model.conformal, applyMap(model.map, score)) : undefined;
+  }
+
   /** Adds a production record's calibrated scores. Never throws. */
   observe(record: ScoreRecord, service: string): void {
     for (const [metric, score] of Object.entries(record.scores)) {

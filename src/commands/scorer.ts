@@ -7,6 +7,7 @@
 import { createInstruments } from '../metrics/instruments.ts';
 import { QualityMonitor, configSummary, instrumentsOptionsFromConfig } from '../metrics/quality.ts';
 import { Pipeline } from '../pipeline.ts';
+import { openReviewStore } from '../store/create.ts';
 import { startHttpServers } from '../server/http-servers.ts';
 import { kafkaRoleSetup, stopOnSignals } from './lifecycle.ts';
 import type { Command } from './types.ts';
@@ -26,7 +27,8 @@ server.httpPort.`,
     const { config, logger } = kafkaRoleSetup(argv, 'the scorer consumes from Kafka');
     // Scores are made here in split mode: windowed means, alerts, diagnosis and examples live here too.
     const instruments = createInstruments(instrumentsOptionsFromConfig(config));
-    const quality = new QualityMonitor({ config, instruments });
+    const review = await openReviewStore(config, instruments.registry, logger);
+    const quality = new QualityMonitor({ config, instruments, ...(review ? { review } : {}) });
     const pipeline = new Pipeline({ config, instruments, onRecord: quality.onRecord, role: 'scorer', logger });
     const servers = await startHttpServers(config.server, { registry: instruments.registry, ready: () => pipeline.ready, quality, summary: () => configSummary(config) }, logger);
     const { http } = servers;

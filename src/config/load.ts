@@ -29,6 +29,7 @@ export const ENV_OVERRIDES: ReadonlyArray<{ env: string; path: string; kind: Env
   { env: 'RAGWATCH_JUDGE_MODEL', path: 'judge.model', kind: 'string' },
   { env: 'OPENAI_API_KEY', path: 'judge.apiKey', kind: 'string' },
   { env: 'OPENAI_BASE_URL', path: 'judge.baseUrl', kind: 'string' },
+  { env: 'RAGWATCH_DATA_DIR', path: 'store.dataDir', kind: 'string' },
   { env: 'RAGWATCH_CALIBRATION_FILE', path: 'calibration.file', kind: 'string' },
   { env: 'RAGWATCH_PROBE_SUITES', path: 'probes.suites', kind: 'list' },
   { env: 'RAGWATCH_LOG_LEVEL', path: 'log.level', kind: 'string' },

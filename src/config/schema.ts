@@ -15,6 +15,7 @@ import { probesSection } from './sections/probes.ts';
 import { redactionSection } from './sections/redaction.ts';
 import { samplingSection } from './sections/sampling.ts';
 import { serverSection } from './sections/server.ts';
+import { storeSection } from './sections/store.ts';
 import { transportSection } from './sections/transport.ts';
 
 export const configSchema = z
@@ -29,6 +30,7 @@ export const configSchema = z
     alerts: alertsSection.prefault({}),
     probes: probesSection.prefault({}),
     calibration: calibrationSection.prefault({}),
+    store: storeSection.prefault({}),
     log: logSection.prefault({}),
   })
   .strict();

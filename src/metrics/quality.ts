@@ -9,6 +9,8 @@ import type { RagwatchConfig } from '../config/schema.ts';
 import type { SampledTriplet, ScoreRecord } from '../triplet.ts';
 import { CalibrationMonitor } from '../calibration/monitor.ts';
 import { loadCalibrationFile } from '../config/load-calibration.ts';
+import { reviewItemOf } from '../store/create.ts';
+import type { ReviewStore } from '../store/review-store.ts';
 import { AlertEvaluator, alertRulesFromConfig, type ActiveAlert, type MetricAlertRule } from './evaluator.ts';
 import { ExamplesBuffer } from './examples.ts';
 import type { InstrumentsOptions, Instruments } from './instruments.ts';
@@ -44,6 +46,8 @@ export interface QualityMonitorOptions {
   instruments: Instruments;
   /** Clock, milliseconds since the epoch. Default `Date.now`. */
   now?: () => number;
+  /** Keeps production answers for human review (the embedded store). */
+  review?: ReviewStore;
 }
 
 /** What `/api/status` reports about quality. */
@@ -64,14 +68,19 @@ export class QualityMonitor {
   readonly notifier: AlertNotifier;
   /** Calibrated means and review shares (`calibration.file`); absent without one. */
   readonly calibration: CalibrationMonitor | undefined;
+  /** The review store, when open. */
+  readonly review: ReviewStore | undefined;
   readonly #config: RagwatchConfig;
   readonly #instruments: Instruments;
+  readonly #now: () => number;
   #shutdown: Promise<void> | undefined;
 
   constructor(options: QualityMonitorOptions) {
     const { config, instruments } = options;
     this.#config = config;
     this.#instruments = instruments;
+    this.review = options.review;
+    this.#now = options.now ?? Date.now;
     const registers = [instruments.registry];
     this.rules = alertRulesFromConfig(config.alerts);
     const thresholds = Object.fromEntries(this.rules.map((r) => [r.metric, r.threshold]));
@@ -120,6 +129,11 @@ export class QualityMonitor {
     this.examples = new ExamplesBuffer({ maxRecords: config.metrics.examplesMaxRecords, maxTextChars: config.metrics.examplesMaxTextChars, thresholds });
   }
 
+  /** The configuration it was built from (read-only). */
+  get settings(): Readonly<RagwatchConfig> {
+    return this.#config;
+  }
+
   /** Starts the periodic evaluator when `alerts.evaluate` is on. */
   start(): void {
     if (this.#config.alerts.evaluate) this.evaluator.start();
@@ -138,6 +152,16 @@ export class QualityMonitor {
     }
     this.calibration?.observe(record, service);
     this.examples.add(record, triplet);
+    if (this.review && triplet) {
+      const c = this.#config;
+      const undecided = (metric: string, judge: string, score: number) => this.calibration?.setOf(metric, judge, score) === 'both';
+      try {
+        this.review.addItem(reviewItemOf(record, triplet, { labelMetrics: c.calibration.labelMetrics, maxTextChars: c.store.maxTextChars, undecided, now: this.#now() }));
+      } catch {
+        // A full disk must not stop scoring: the answer is just not offered for review.
+        this.review.countError('add_item');
+      }
+    }
   };
 
   /** Current means, alerts and diagnosis. */
@@ -153,9 +177,12 @@ export class QualityMonitor {
     };
   }
 
-  /** Stops the evaluator and flushes notifications. Idempotent. */
+  /** Stops the evaluator, flushes notifications and closes the review store. Idempotent. */
   shutdown(): Promise<void> {
-    return (this.#shutdown ??= this.evaluator.shutdown());
+    return (this.#shutdown ??= (async () => {
+      await this.evaluator.shutdown();
+      await this.review?.shutdown();
+    })());
   }
 }
 

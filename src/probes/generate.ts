@@ -7,7 +7,7 @@
  * @module
  */
 import { hash } from 'node:crypto';
-import type * as Sqlite from 'node:sqlite';
+import { loadSqlite } from '../store/sqlite.ts';
 import type { DatabaseSync, SQLInputValue } from 'node:sqlite';
 import { SuiteError } from '../config/load-suite.ts';
 import type { ProbeSuite, ProbeTemplate } from './suite.ts';
@@ -20,16 +20,12 @@ const SQL_PLACEHOLDER = /'?\[([A-Za-z_][A-Za-z0-9_]*)\.([A-Za-z_][A-Za-z0-9_]*)\
 /** Fill-in values read per placeholder at most (a huge column is sampled deterministically below this). */
 const MAX_DISTINCT = 10_000;
 
-let sqlite: typeof Sqlite | undefined;
-
 /**
  * Opens the facts: the SQLite file read-only, or the CSV tables in an in-memory database.
- * `node:sqlite` is loaded here, on first use: loading it prints Node's experimental-feature warning,
- * which no other command should.
+ * `node:sqlite` is loaded on first use (src/store/sqlite.ts).
  */
 export async function openFacts(facts: FactSource): Promise<DatabaseSync> {
-  sqlite ??= await import('node:sqlite');
-  const { DatabaseSync } = sqlite;
+  const { DatabaseSync } = await loadSqlite();
   if (facts.kind === 'sqlite') {
     try {
       return new DatabaseSync(facts.path, { readOnly: true });

@@ -8,6 +8,7 @@
 import { Hono } from 'hono';
 import type { Registry } from 'prom-client';
 import type { QualityMonitor } from '../metrics/quality.ts';
+import { mountReview } from './review-routes.ts';
 import { OPENMETRICS_CONTENT_TYPE, openMetrics, wantsOpenMetrics } from '../metrics/openmetrics.ts';
 import { renderExamplesPage } from './examples-page.ts';
 import { uiAuth, type UiAuthOptions } from './ui-auth.ts';
@@ -87,6 +88,9 @@ function mountUi(app: Hono, quality: QualityMonitor, options: Pick<ApiAppOptions
   app.post('/login', loginLimit, login);
   app.use('/api/*', guard);
   app.use('/examples', guard);
+  app.use('/review', guard);
+  const { calibration } = quality.settings;
+  mountReview(app, quality.review, { questions: calibration.questions, concepts: [...new Set([...Object.keys(calibration.questions), ...Object.keys(calibration.labelMetrics)])] });
   const thresholds = Object.fromEntries(quality.rules.map((r) => [r.metric, r.threshold]));
 
   app.get('/api/status', (c) => c.json({ ready: options.ready(), config: options.summary?.() ?? {}, ...quality.status() }));

@@ -13,5 +13,9 @@ export const calibrationSection = z
     labelMetrics: z
       .record(z.string().regex(/^[a-z][a-z0-9_]*$/), z.array(z.string().regex(/^[a-z][a-z0-9_]*$/)).min(1))
       .default({ groundedness: ['groundedness', 'faithfulness', 'hallucination_free', 'grounding_lexical'], answer_relevancy: ['answer_relevancy', 'response_query_coverage'] }),
+    /** The review page's question per label concept (answered yes / no / unsure). */
+    questions: z
+      .record(z.string().regex(/^[a-z][a-z0-9_]*$/), z.string().min(1).max(300))
+      .default({ groundedness: 'Is every statement supported by the sources?', answer_relevancy: 'Does it answer the question?' }),
   })
   .strict();

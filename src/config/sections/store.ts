@@ -1,0 +1,15 @@
+import { z } from 'zod';
+
+/** The embedded store (SQLite via node:sqlite): human labels and the answers awaiting review (docs/calibration.md). */
+export const storeSection = z
+  .object({
+    /** Directory of the database file `ragwatch.sqlite` (created if missing; relative to the working directory). Default `data`. (env RAGWATCH_DATA_DIR) */
+    dataDir: z.string().min(1).default('data'),
+    /** Answers kept for review at most; the oldest unlabelled are evicted (counted). Default 5000. */
+    maxReviewItems: z.number().int().positive().default(5_000),
+    /** Labels kept at most; the oldest are evicted (counted). Default 100000. */
+    maxLabels: z.number().int().positive().default(100_000),
+    /** Longest text kept per field of a review item, characters. Default 4000. */
+    maxTextChars: z.number().int().positive().default(4_000),
+  })
+  .strict();

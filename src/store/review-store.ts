@@ -1,0 +1,158 @@
+/**
+ * The embedded store of human review (DESIGN §16): the sampled answers awaiting a label (already
+ * redacted, clipped) and the labels people gave them, in SQLite. Both tables are bounded — the oldest
+ * rows go first, counted in `ragwatch_store_evictions_total` — and every statement binds its values.
+ * The review queue is *chosen*: answers the calibration cannot decide ({good, bad}) first, then a
+ * round-robin over score bands so labels cover the whole score range (HCAT §5), newest first.
+ * @module
+ */
+import type { DatabaseSync, StatementSync } from 'node:sqlite';
+import { Counter, Gauge, type Registry } from 'prom-client';
+
+/** One answer in the review queue. */
+export interface ReviewItem {
+  tripletId: string;
+  service: string;
+  judge: string;
+  /** Score band 0–4 of its first labelled metric (stratification). */
+  band: number;
+  needsReview: boolean;
+  createdMs: number;
+  query: string;
+  response: string;
+  sources: Array<{ id?: string; content: string }>;
+  scores: Record<string, number>;
+  /** Texts the judge found unsupported (highlighted on the page). */
+  unsupported: string[];
+}
+
+/** One human label. */
+export interface Label {
+  tripletId: string;
+  /** The label concept (`groundedness`, `answer_relevancy`). */
+  metric: string;
+  value: 0 | 1;
+  reviewer?: string;
+  createdMs: number;
+}
+
+/** Options of {@link ReviewStore}. */
+export interface ReviewStoreOptions {
+  db: DatabaseSync;
+  maxItems: number;
+  maxLabels: number;
+  registry?: Registry;
+  now?: () => number;
+}
+
+export class ReviewStore {
+  readonly #db: DatabaseSync;
+  readonly #o: ReviewStoreOptions;
+  readonly #now: () => number;
+  readonly #evictions: Counter<'table'> | undefined;
+  readonly #errors: Counter<'op'> | undefined;
+  readonly #st: Record<'insertItem' | 'countItems' | 'evictItems' | 'upsertLabel' | 'countLabels' | 'evictLabels' | 'queue' | 'item' | 'labels' | 'labelsOf' | 'labelled', StatementSync>;
+  #closed = false;
+
+  constructor(options: ReviewStoreOptions) {
+    this.#o = options;
+    this.#db = options.db;
+    this.#now = options.now ?? Date.now;
+    this.#db.exec(`
+      CREATE TABLE IF NOT EXISTS review_items (triplet_id TEXT PRIMARY KEY, created_ms INTEGER NOT NULL, band INTEGER NOT NULL, needs_review INTEGER NOT NULL, body TEXT NOT NULL);
+      CREATE INDEX IF NOT EXISTS review_items_created ON review_items (created_ms);
+      CREATE TABLE IF NOT EXISTS labels (triplet_id TEXT NOT NULL, metric TEXT NOT NULL, value INTEGER NOT NULL, reviewer TEXT, created_ms INTEGER NOT NULL, PRIMARY KEY (triplet_id, metric));
+      CREATE INDEX IF NOT EXISTS labels_created ON labels (created_ms);`);
+    const p = (sql: string) => this.#db.prepare(sql);
+    this.#st = {
+      insertItem: p('INSERT OR IGNORE INTO review_items (triplet_id, created_ms, band, needs_review, body) VALUES (?, ?, ?, ?, ?)'),
+      countItems: p('SELECT COUNT(*) AS n FROM review_items'),
+      // Labelled answers are kept while their labels are (they hold the scores the calibration needs).
+      evictItems: p('DELETE FROM review_items WHERE triplet_id IN (SELECT triplet_id FROM review_items i WHERE NOT EXISTS (SELECT 1 FROM labels l WHERE l.triplet_id = i.triplet_id) ORDER BY created_ms LIMIT ?)'),
+      upsertLabel: p('INSERT INTO labels (triplet_id, metric, value, reviewer, created_ms) VALUES (?, ?, ?, ?, ?) ON CONFLICT (triplet_id, metric) DO UPDATE SET value = excluded.value, reviewer = excluded.reviewer, created_ms = excluded.created_ms'),
+      countLabels: p('SELECT COUNT(*) AS n FROM labels'),
+      evictLabels: p('DELETE FROM labels WHERE rowid IN (SELECT rowid FROM labels ORDER BY created_ms, rowid LIMIT ?)'),
+      queue: p(`SELECT body FROM (SELECT body, needs_review, band, created_ms, ROW_NUMBER() OVER (PARTITION BY band ORDER BY created_ms DESC) AS rn
+        FROM review_items i WHERE NOT EXISTS (SELECT 1 FROM labels l WHERE l.triplet_id = i.triplet_id)) ORDER BY needs_review DESC, rn, band LIMIT ?`),
+      item: p('SELECT body FROM review_items WHERE triplet_id = ?'),
+      labels: p('SELECT triplet_id, metric, value, reviewer, created_ms FROM labels ORDER BY created_ms, rowid'),
+      labelsOf: p('SELECT triplet_id, metric, value, reviewer, created_ms FROM labels WHERE triplet_id = ?'),
+      labelled: p('SELECT COUNT(DISTINCT triplet_id) AS n FROM labels'),
+    };
+    if (options.registry) {
+      const registers = [options.registry];
+      this.#evictions = new Counter({ name: 'ragwatch_store_evictions_total', help: 'Rows evicted from the embedded store at its limits (store.maxReviewItems, store.maxLabels), by table.', labelNames: ['table'], registers });
+      this.#evictions.inc({ table: 'review_items' }, 0);
+      this.#evictions.inc({ table: 'labels' }, 0);
+      this.#errors = new Counter({ name: 'ragwatch_store_errors_total', help: 'Embedded-store writes that failed (disk full, I/O error), by operation; the answer is then not offered for review.', labelNames: ['op'], registers });
+      const count = (st: StatementSync) => Number((st.get() as { n: number }).n);
+      const st = this.#st;
+      const closed = () => this.#closed;
+      new Gauge({
+        name: 'ragwatch_store_rows',
+        help: 'Rows in the embedded store, by table (review_items, labels).',
+        labelNames: ['table'],
+        registers,
+        collect() {
+          if (closed()) return;
+          this.set({ table: 'review_items' }, count(st.countItems));
+          this.set({ table: 'labels' }, count(st.countLabels));
+        },
+      });
+    }
+  }
+
+  /** Keeps an answer for review (ignored when already held). Evicts the oldest unlabelled beyond the limit. */
+  addItem(item: ReviewItem): void {
+    if (this.#closed) return;
+    const r = this.#st.insertItem.run(item.tripletId, item.createdMs, item.band, item.needsReview ? 1 : 0, JSON.stringify(item));
+    if (Number(r.changes) === 0) return;
+    const over = Number((this.#st.countItems.get() as { n: number }).n) - this.#o.maxItems;
+    if (over > 0) this.#evictions?.inc({ table: 'review_items' }, Number(this.#st.evictItems.run(over).changes));
+  }
+
+  /** The answer held under an id. */
+  item(tripletId: string): ReviewItem | undefined {
+    const row = this.#st.item.get(tripletId) as { body: string } | undefined;
+    return row ? (JSON.parse(row.body) as ReviewItem) : undefined;
+  }
+
+  /** Stores (or replaces) a label. */
+  addLabel(label: Omit<Label, 'createdMs'> & { createdMs?: number }): void {
+    if (this.#closed) return;
+    this.#st.upsertLabel.run(label.tripletId, label.metric, label.value, label.reviewer ?? null, label.createdMs ?? this.#now());
+    const over = Number((this.#st.countLabels.get() as { n: number }).n) - this.#o.maxLabels;
+    if (over > 0) this.#evictions?.inc({ table: 'labels' }, Number(this.#st.evictLabels.run(over).changes));
+  }
+
+  /** The next answers to review: undecidable first, then round-robin over score bands, newest first. */
+  queue(limit: number): ReviewItem[] {
+    return (this.#st.queue.all(limit) as Array<{ body: string }>).map((r) => JSON.parse(r.body) as ReviewItem);
+  }
+
+  /** Every label (oldest first), or those of one answer. */
+  labels(tripletId?: string): Label[] {
+    const rows = (tripletId === undefined ? this.#st.labels.all() : this.#st.labelsOf.all(tripletId)) as Array<{ triplet_id: string; metric: string; value: number; reviewer: string | null; created_ms: number }>;
+    return rows.map((r) => ({ tripletId: r.triplet_id, metric: r.metric, value: r.value === 1 ? 1 : 0, ...(r.reviewer !== null ? { reviewer: r.reviewer } : {}), createdMs: r.created_ms }));
+  }
+
+  /** Answers with at least one label. */
+  labelledCount(): number {
+    return Number((this.#st.labelled.get() as { n: number }).n);
+  }
+
+  /** Counts a failed write (the caller caught it). */
+  countError(op: 'add_item' | 'add_label'): void {
+    this.#errors?.inc({ op });
+  }
+
+  /** Closes the database. Idempotent. */
+  async shutdown(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#db.close();
+  }
+
+  /** Writes are synchronous; nothing to flush. */
+  async forceFlush(): Promise<void> {}
+}
