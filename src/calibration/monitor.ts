@@ -23,12 +23,13 @@ export interface CalibrationMonitorOptions {
 }
 
 export class CalibrationMonitor {
-  readonly #models = new Map<string, CalibrationModel>();
+  #models = new Map<string, CalibrationModel>();
   readonly #means: ScoreWindows;
   readonly #review: ScoreWindows;
+  readonly #labels: Gauge<'metric' | 'judge'>;
+  readonly #brier: Gauge<'metric' | 'judge'>;
 
   constructor(options: CalibrationMonitorOptions) {
-    for (const m of options.models) this.#models.set(`${m.metric}\u0000${m.judge}`, m);
     const clock = options.now ? { now: options.now } : {};
     this.#means = new ScoreWindows({ retentionMs: options.windowMs, ...clock });
     this.#review = new ScoreWindows({ retentionMs: options.windowMs, ...clock });
@@ -56,9 +57,9 @@ export class CalibrationMonitor {
         for (const a of review.aggregate(windowMs)) if (a.mean !== undefined) this.set({ metric: a.metric, judge: a.judge }, a.mean);
       },
     });
-    const labels = new Gauge({ name: 'ragwatch_calibration_labels', help: 'Human labels the loaded calibration was fitted on, by metric and judge.', labelNames: ['metric', 'judge'], registers });
-    const brier = new Gauge({ name: 'ragwatch_calibration_brier', help: 'Brier score of the loaded calibration on its held-out labels, by metric and judge (absent when the test part was empty).', labelNames: ['metric', 'judge'], registers });
-    const models = [...this.#models.values()];
+    this.#labels = new Gauge({ name: 'ragwatch_calibration_labels', help: 'Human labels the calibration in use was fitted on, by metric and judge.', labelNames: ['metric', 'judge'], registers });
+    this.#brier = new Gauge({ name: 'ragwatch_calibration_brier', help: 'Brier score of the calibration in use on its held-out labels, by metric and judge (absent when the test part was empty).', labelNames: ['metric', 'judge'], registers });
+    const models = () => [...this.#models.values()];
     const now = options.now ?? Date.now;
     new Gauge({
       name: 'ragwatch_calibration_age_seconds',
@@ -66,13 +67,27 @@ export class CalibrationMonitor {
       labelNames: ['metric', 'judge'],
       registers,
       collect() {
-        for (const m of models) this.set({ metric: m.metric, judge: m.judge }, (now() - Date.parse(m.fittedAt)) / 1000);
+        this.reset();
+        for (const m of models()) this.set({ metric: m.metric, judge: m.judge }, (now() - Date.parse(m.fittedAt)) / 1000);
       },
     });
+    this.setModels(options.models);
+  }
+
+  /** Replaces the calibrations in use (a refit, or those saved in the store at start). */
+  setModels(models: readonly CalibrationModel[]): void {
+    this.#models = new Map(models.map((m) => [`${m.metric}\u0000${m.judge}`, m]));
+    this.#labels.reset();
+    this.#brier.reset();
     for (const m of models) {
-      labels.set({ metric: m.metric, judge: m.judge }, m.n);
-      if (m.brier !== null) brier.set({ metric: m.metric, judge: m.judge }, m.brier);
+      this.#labels.set({ metric: m.metric, judge: m.judge }, m.n);
+      if (m.brier !== null) this.#brier.set({ metric: m.metric, judge: m.judge }, m.brier);
     }
+  }
+
+  /** The calibrations in use. */
+  models(): CalibrationModel[] {
+    return [...this.#models.values()];
   }
 
   /** Number of (metric, judge) calibrations loaded. */

@@ -28,7 +28,7 @@ server.httpPort.`,
     // Scores are made here in split mode: windowed means, alerts, diagnosis and examples live here too.
     const instruments = createInstruments(instrumentsOptionsFromConfig(config));
     const review = await openReviewStore(config, instruments.registry, logger);
-    const quality = new QualityMonitor({ config, instruments, ...(review ? { review } : {}) });
+    const quality = new QualityMonitor({ config, instruments, logger, ...(review ? { review } : {}) });
     const pipeline = new Pipeline({ config, instruments, onRecord: quality.onRecord, role: 'scorer', logger });
     const servers = await startHttpServers(config.server, { registry: instruments.registry, ready: () => pipeline.ready, quality, summary: () => configSummary(config) }, logger);
     const { http } = servers;

@@ -8,6 +8,8 @@ import { Counter, Gauge, type Registry } from 'prom-client';
 import type { RagwatchConfig } from '../config/schema.ts';
 import type { SampledTriplet, ScoreRecord } from '../triplet.ts';
 import { CalibrationMonitor } from '../calibration/monitor.ts';
+import { Refitter } from '../calibration/refit.ts';
+import type { Logger } from '../log.ts';
 import { loadCalibrationFile } from '../config/load-calibration.ts';
 import { reviewItemOf } from '../store/create.ts';
 import type { ReviewStore } from '../store/review-store.ts';
@@ -48,6 +50,8 @@ export interface QualityMonitorOptions {
   now?: () => number;
   /** Keeps production answers for human review (the embedded store). */
   review?: ReviewStore;
+  /** Logs refits. */
+  logger?: Logger;
 }
 
 /** What `/api/status` reports about quality. */
@@ -68,6 +72,8 @@ export class QualityMonitor {
   readonly notifier: AlertNotifier;
   /** Calibrated means and review shares (`calibration.file`); absent without one. */
   readonly calibration: CalibrationMonitor | undefined;
+  /** Refits the calibration from the review store's labels; absent without a store. */
+  readonly refitter: Refitter | undefined;
   /** The review store, when open. */
   readonly review: ReviewStore | undefined;
   readonly #config: RagwatchConfig;
@@ -124,8 +130,14 @@ export class QualityMonitor {
       intervalMs: alerts.evaluationIntervalMs,
       ...(options.now ? { now: options.now } : {}),
     });
-    const file = config.calibration.file;
-    this.calibration = file === undefined ? undefined : new CalibrationMonitor({ models: loadCalibrationFile(file), registry: instruments.registry, windowMs, ...(options.now ? { now: options.now } : {}) });
+    const cal = config.calibration;
+    const review = options.review;
+    this.calibration =
+      cal.file === undefined && !review ? undefined : new CalibrationMonitor({ models: cal.file === undefined ? [] : loadCalibrationFile(cal.file), registry: instruments.registry, windowMs, ...(options.now ? { now: options.now } : {}) });
+    this.refitter =
+      review && this.calibration
+        ? new Refitter({ store: review, monitor: this.calibration, labelMetrics: cal.labelMetrics, thresholds, alpha: cal.alpha, minLabels: cal.minLabels, intervalMs: cal.refitIntervalMs, minNewLabels: cal.refitMinNewLabels, ...(options.logger ? { logger: options.logger } : {}) })
+        : undefined;
     this.examples = new ExamplesBuffer({ maxRecords: config.metrics.examplesMaxRecords, maxTextChars: config.metrics.examplesMaxTextChars, thresholds });
   }
 
@@ -137,6 +149,7 @@ export class QualityMonitor {
   /** Starts the periodic evaluator when `alerts.evaluate` is on. */
   start(): void {
     if (this.#config.alerts.evaluate) this.evaluator.start();
+    this.refitter?.start();
   }
 
   /** The scorer's `onRecord` sink. Never throws. */
@@ -181,6 +194,7 @@ export class QualityMonitor {
   shutdown(): Promise<void> {
     return (this.#shutdown ??= (async () => {
       await this.evaluator.shutdown();
+      await this.refitter?.shutdown();
       await this.review?.shutdown();
     })());
   }

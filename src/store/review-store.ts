@@ -8,6 +8,7 @@
  */
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import { Counter, Gauge, type Registry } from 'prom-client';
+import type { CalibrationModel } from '../calibration/types.ts';
 
 /** One answer in the review queue. */
 export interface ReviewItem {
@@ -51,7 +52,7 @@ export class ReviewStore {
   readonly #now: () => number;
   readonly #evictions: Counter<'table'> | undefined;
   readonly #errors: Counter<'op'> | undefined;
-  readonly #st: Record<'insertItem' | 'countItems' | 'evictItems' | 'upsertLabel' | 'countLabels' | 'evictLabels' | 'queue' | 'item' | 'labels' | 'labelsOf' | 'labelled', StatementSync>;
+  readonly #st: Record<'insertItem' | 'countItems' | 'evictItems' | 'upsertLabel' | 'countLabels' | 'evictLabels' | 'queue' | 'item' | 'labels' | 'labelsOf' | 'labelled' | 'saveCalibration' | 'calibrations', StatementSync>;
   #closed = false;
 
   constructor(options: ReviewStoreOptions) {
@@ -62,7 +63,8 @@ export class ReviewStore {
       CREATE TABLE IF NOT EXISTS review_items (triplet_id TEXT PRIMARY KEY, created_ms INTEGER NOT NULL, band INTEGER NOT NULL, needs_review INTEGER NOT NULL, body TEXT NOT NULL);
       CREATE INDEX IF NOT EXISTS review_items_created ON review_items (created_ms);
       CREATE TABLE IF NOT EXISTS labels (triplet_id TEXT NOT NULL, metric TEXT NOT NULL, value INTEGER NOT NULL, reviewer TEXT, created_ms INTEGER NOT NULL, PRIMARY KEY (triplet_id, metric));
-      CREATE INDEX IF NOT EXISTS labels_created ON labels (created_ms);`);
+      CREATE INDEX IF NOT EXISTS labels_created ON labels (created_ms);
+      CREATE TABLE IF NOT EXISTS calibrations (metric TEXT NOT NULL, judge TEXT NOT NULL, body TEXT NOT NULL, PRIMARY KEY (metric, judge));`);
     const p = (sql: string) => this.#db.prepare(sql);
     this.#st = {
       insertItem: p('INSERT OR IGNORE INTO review_items (triplet_id, created_ms, band, needs_review, body) VALUES (?, ?, ?, ?, ?)'),
@@ -78,6 +80,8 @@ export class ReviewStore {
       labels: p('SELECT triplet_id, metric, value, reviewer, created_ms FROM labels ORDER BY created_ms, rowid'),
       labelsOf: p('SELECT triplet_id, metric, value, reviewer, created_ms FROM labels WHERE triplet_id = ?'),
       labelled: p('SELECT COUNT(DISTINCT triplet_id) AS n FROM labels'),
+      saveCalibration: p('INSERT INTO calibrations (metric, judge, body) VALUES (?, ?, ?) ON CONFLICT (metric, judge) DO UPDATE SET body = excluded.body'),
+      calibrations: p('SELECT body FROM calibrations ORDER BY metric, judge'),
     };
     if (options.registry) {
       const registers = [options.registry];
@@ -139,6 +143,22 @@ export class ReviewStore {
   /** Answers with at least one label. */
   labelledCount(): number {
     return Number((this.#st.labelled.get() as { n: number }).n);
+  }
+
+  /** Keeps fitted calibrations (one per metric and judge), so a restart uses them without refitting. */
+  saveCalibrations(models: readonly CalibrationModel[]): void {
+    if (this.#closed) return;
+    for (const m of models) this.#st.saveCalibration.run(m.metric, m.judge, JSON.stringify(m));
+  }
+
+  /** The calibrations saved by {@link saveCalibrations}. */
+  calibrations(): CalibrationModel[] {
+    return (this.#st.calibrations.all() as Array<{ body: string }>).map((r) => JSON.parse(r.body) as CalibrationModel);
+  }
+
+  /** Labels stored so far (a refit compares it with its last count). */
+  labelCount(): number {
+    return Number((this.#st.countLabels.get() as { n: number }).n);
   }
 
   /** Counts a failed write (the caller caught it). */

@@ -9,6 +9,10 @@ export const calibrationSection = z
     alpha: z.number().gt(0).lt(1).default(0.1),
     /** No calibration is fitted from fewer labels (per metric and judge). Default 30. */
     minLabels: z.number().int().min(10).default(30),
+    /** How often the scoring roles refit from the labels in the review store, milliseconds. Default 300000. */
+    refitIntervalMs: z.number().int().positive().default(300_000),
+    /** A refit needs at least this many labels new since the last one. Default 20. */
+    refitMinNewLabels: z.number().int().positive().default(20),
     /** Which judge metrics a human label calibrates: label concept → metrics that estimate it. */
     labelMetrics: z
       .record(z.string().regex(/^[a-z][a-z0-9_]*$/), z.array(z.string().regex(/^[a-z][a-z0-9_]*$/)).min(1))
