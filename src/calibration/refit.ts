@@ -15,7 +15,7 @@ import type { ScoreRecord } from '../triplet.ts';
 import type { FitRequest, FitResponse } from './fit-worker.ts';
 import { labelledPoints, type LabelledAnswer } from './labels.ts';
 import type { CalibrationMonitor } from './monitor.ts';
-import type { CalibrationModel } from './types.ts';
+import type { CalibrationModel, LabelledScore } from './types.ts';
 
 const WORKER_URL = siblingScript(import.meta.url, 'fit-worker');
 
@@ -68,6 +68,11 @@ export class Refitter {
       out.push({ id, labels, records: [record] });
     }
     return out;
+  }
+
+  /** The labelled points of one (metric, judge) held in the store now (for the reliability diagram). */
+  points(metric: string, judge: string): LabelledScore[] {
+    return labelledPoints(this.#answers(), this.#o.labelMetrics).get(`${metric}\u0000${judge}`)?.points ?? [];
   }
 
   /** Refits now when enough new labels arrived (or `force`); resolves with the models in use after it. */

@@ -89,8 +89,9 @@ function mountUi(app: Hono, quality: QualityMonitor, options: Pick<ApiAppOptions
   app.use('/api/*', guard);
   app.use('/examples', guard);
   app.use('/review', guard);
+  app.use('/calibration', guard);
   const { calibration } = quality.settings;
-  mountReview(app, quality.review, { questions: calibration.questions, concepts: [...new Set([...Object.keys(calibration.questions), ...Object.keys(calibration.labelMetrics)])] });
+  mountReview(app, quality.review, { questions: calibration.questions, concepts: [...new Set([...Object.keys(calibration.questions), ...Object.keys(calibration.labelMetrics)])], calibration: quality.calibration, refitter: quality.refitter });
   const thresholds = Object.fromEntries(quality.rules.map((r) => [r.metric, r.threshold]));
 
   app.get('/api/status', (c) => c.json({ ready: options.ready(), config: options.summary?.() ?? {}, ...quality.status() }));

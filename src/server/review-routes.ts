@@ -1,5 +1,6 @@
 /**
- * Human review routes, mounted behind the UI's authentication: `GET /review` (the page),
+ * Human review routes, mounted behind the UI's authentication: `GET /review` (the page), `GET
+ * /calibration` (reliability diagrams) and `GET /api/calibration`,
  * `GET /api/review` (the queue as JSON) and `POST /api/labels` (`{tripletId, metric, value: 0|1,
  * reviewer?}`) for the page, feedback pipelines and other labelling tools. Bad input gets a 4xx with
  * the reason; without a store (it could not be opened) they answer 503 naming `store.dataDir`.
@@ -10,6 +11,10 @@ import type { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { z } from 'zod';
 import type { ReviewStore } from '../store/review-store.ts';
+import type { CalibrationMonitor } from '../calibration/monitor.ts';
+import type { Refitter } from '../calibration/refit.ts';
+import type { CalibrationModel } from '../calibration/types.ts';
+import { renderCalibrationPage } from './calibration-page.ts';
 import { renderReviewPage } from './review-page.ts';
 
 /** Largest labels request body, bytes. */
@@ -17,7 +22,11 @@ const MAX_LABEL_BYTES = 16 * 1024;
 const QUEUE_PAGE = 20;
 
 /** Mounts the routes; `concepts` are the label concepts accepted (the review questions and calibration.labelMetrics). */
-export function mountReview(app: Hono, store: ReviewStore | undefined, options: { questions: Readonly<Record<string, string>>; concepts: readonly string[] }): void {
+export function mountReview(
+  app: Hono,
+  store: ReviewStore | undefined,
+  options: { questions: Readonly<Record<string, string>>; concepts: readonly string[]; calibration?: CalibrationMonitor | undefined; refitter?: Refitter | undefined },
+): void {
   const unavailable = { error: 'the review store is not open (config key "store.dataDir", env RAGWATCH_DATA_DIR; see the start log)' };
   const labelSchema = z
     .object({
@@ -34,6 +43,11 @@ export function mountReview(app: Hono, store: ReviewStore | undefined, options: 
     const html = renderReviewPage(store.queue(QUEUE_PAGE), { questions: options.questions, labelled: store.labelledCount(), nonce });
     return c.html(html, 200, { 'Content-Security-Policy': `default-src 'none'; style-src 'unsafe-inline'; script-src 'nonce-${nonce}'; connect-src 'self'`, 'X-Content-Type-Options': 'nosniff', 'Cache-Control': 'no-store' });
   });
+  const points = (m: CalibrationModel) => options.refitter?.points(m.metric, m.judge) ?? [];
+  app.get('/calibration', (c) =>
+    c.html(renderCalibrationPage(options.calibration?.models() ?? [], points, Date.now()), 200, { 'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:", 'X-Content-Type-Options': 'nosniff', 'Cache-Control': 'no-store' }),
+  );
+  app.get('/api/calibration', (c) => c.json({ calibrations: options.calibration?.models() ?? [], labels: store?.labelCount() ?? null }));
   app.get('/api/review', (c) => {
     if (!store) return c.json(unavailable, 503);
     const limit = Number(c.req.query('limit') ?? QUEUE_PAGE);

@@ -1,0 +1,74 @@
+/**
+ * The `/calibration` page: per calibrated (metric, judge), the calibration in use (method, labels,
+ * held-out Brier, conformal α and q̂, age) and a reliability diagram drawn as SVG — fraction of answers
+ * humans called good against the raw score and against the calibrated probability, in ten bins, next
+ * to the diagonal of perfect calibration. Server-rendered, no scripts.
+ * @module
+ */
+import { applyMap } from '../calibration/fit.ts';
+import { ece } from '../calibration/measures.ts';
+import type { CalibrationModel, LabelledScore } from '../calibration/types.ts';
+import { escapeHtml } from './examples-page.ts';
+
+/** One bin of a reliability diagram. */
+export interface ReliabilityBin {
+  /** Mean predicted value in the bin. */
+  x: number;
+  /** Fraction labelled good. */
+  y: number;
+  n: number;
+}
+
+/** Ten equal-width bins of (prediction, label). */
+export function reliabilityBins(pred: readonly number[], labels: readonly (0 | 1)[]): ReliabilityBin[] {
+  const bins = Array.from({ length: 10 }, () => ({ x: 0, y: 0, n: 0 }));
+  pred.forEach((p, i) => {
+    const b = bins[Math.min(9, Math.max(0, Math.floor(p * 10)))]!;
+    b.x += p;
+    b.y += labels[i]!;
+    b.n++;
+  });
+  return bins.filter((b) => b.n > 0).map((b) => ({ x: b.x / b.n, y: b.y / b.n, n: b.n }));
+}
+
+const W = 320;
+const PAD = 36;
+const px = (v: number) => PAD + v * (W - 2 * PAD);
+const py = (v: number) => W - PAD - v * (W - 2 * PAD);
+
+/** A reliability diagram: raw (orange) and calibrated (blue) bins, point area ∝ count. */
+export function reliabilitySvg(raw: readonly ReliabilityBin[], calibrated: readonly ReliabilityBin[], title: string): string {
+  const max = Math.max(1, ...raw.map((b) => b.n), ...calibrated.map((b) => b.n));
+  const series = (bins: readonly ReliabilityBin[], color: string, cls: string) =>
+    `<polyline class="${cls}" fill="none" stroke="${color}" stroke-width="2" points="${bins.map((b) => `${px(b.x).toFixed(1)},${py(b.y).toFixed(1)}`).join(' ')}"/>` +
+    bins.map((b) => `<circle class="${cls}" cx="${px(b.x).toFixed(1)}" cy="${py(b.y).toFixed(1)}" r="${(2 + 5 * Math.sqrt(b.n / max)).toFixed(1)}" fill="${color}"><title>${b.n} answers: predicted ${b.x.toFixed(2)}, good ${b.y.toFixed(2)}</title></circle>`).join('');
+  const ticks = [0, 0.5, 1].map((t) => `<text x="${px(t)}" y="${W - PAD + 16}" text-anchor="middle">${t}</text><text x="${PAD - 6}" y="${py(t) + 4}" text-anchor="end">${t}</text>`).join('');
+  return `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${W} ${W}" width="${W}" height="${W}" role="img" aria-label="${escapeHtml(title)}" font-size="11" font-family="system-ui,sans-serif">
+<rect x="${PAD}" y="${PAD}" width="${W - 2 * PAD}" height="${W - 2 * PAD}" fill="#fafafa" stroke="#ccc"/>
+<line x1="${px(0)}" y1="${py(0)}" x2="${px(1)}" y2="${py(1)}" stroke="#999" stroke-dasharray="4 4"/>${ticks}
+<text x="${W / 2}" y="${W - 4}" text-anchor="middle">predicted P(good)</text><text x="10" y="${W / 2}" transform="rotate(-90 10 ${W / 2})" text-anchor="middle">fraction humans call good</text>
+${series(raw, '#e67e22', 'raw')}${series(calibrated, '#2563eb', 'calibrated')}
+<text x="${PAD + 6}" y="${PAD + 14}" fill="#e67e22">raw score</text><text x="${PAD + 6}" y="${PAD + 28}" fill="#2563eb">calibrated</text></svg>`;
+}
+
+/** The page: one section per calibration in use, with its labelled points from the store. */
+export function renderCalibrationPage(models: readonly CalibrationModel[], points: (m: CalibrationModel) => LabelledScore[], nowMs: number): string {
+  const sections = models.map((m) => {
+    const pts = points(m);
+    const y = pts.map((p) => p.label);
+    const raw = pts.map((p) => Math.min(1, Math.max(0, p.score)));
+    const cal = pts.map((p) => applyMap(m.map, p.score));
+    const e = (p: number[]) => ece(p, y)?.toFixed(3) ?? 'n/a';
+    const age = Math.round((nowMs - Date.parse(m.fittedAt)) / 60_000);
+    return `<section data-metric="${escapeHtml(m.metric)}" data-judge="${escapeHtml(m.judge)}"><h2>${escapeHtml(m.metric)} (${escapeHtml(m.judge)} judge) ← human label “${escapeHtml(m.labelMetric)}”</h2>
+<p class="meta">${escapeHtml(m.map.method)} · fitted on ${m.n} labels ${age} min ago · held-out Brier ${m.brier?.toFixed(3) ?? 'n/a'} · conformal α ${m.conformal.alpha}, q̂ ${m.conformal.qhat.toFixed(3)} (n ${m.conformal.n}) · ECE on the ${pts.length} labelled answers held now: raw ${e(raw)}, calibrated ${e(cal)}</p>
+${pts.length > 0 ? reliabilitySvg(reliabilityBins(raw, y), reliabilityBins(cal, y), `${m.metric} reliability`) : '<p>No labelled answer held in the store for this metric.</p>'}</section>`;
+  });
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>ragwatch calibration</title>
+<style>body{font:15px/1.45 system-ui,sans-serif;margin:1.5rem auto;max-width:60rem;padding:0 1rem;color:#1b1b1b}h1{font-size:1.3rem}h2{font-size:1.05rem;margin-top:1.5rem}.meta{color:#555;font-size:.85rem}</style></head>
+<body><h1>ragwatch: judge calibration</h1>
+<p class="meta">A judge score means what humans say about answers with that score. Points on the dashed diagonal are perfectly calibrated; orange is the raw score, blue the calibrated probability. Label answers at <a href="/review">/review</a>; JSON at <code>/api/calibration</code>.</p>
+${sections.length > 0 ? sections.join('\n') : '<p>No calibration in use yet: label answers at /review (a fit needs calibration.minLabels labels), or load one with calibration.file.</p>'}
+</body></html>`;
+}
