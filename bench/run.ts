@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import type { Figure } from './lib.ts';
 
 /** Benches in run order: file under bench/ (without .ts). */
-const BENCHES = ['processor', 'ingest', 'judges', 'scorer-throughput', 'kafka-produce', 'split-assembly', 'overload'];
+const BENCHES = ['processor', 'ingest', 'judges', 'scorer-throughput', 'kafka-produce', 'split-assembly', 'overload', 'calibration'];
 
 /** Targets from the performance issue: figure → check on the emitted line. */
 const TARGETS: Record<string, { describe: string; ok: (f: Figure) => boolean }> = {
@@ -27,6 +27,7 @@ const TARGETS: Record<string, { describe: string; ok: (f: Figure) => boolean }> 
   rss_growth_mb_overload: { describe: 'value < 50 MB', ok: (f) => f.value < 50 },
   kafka_produce_ratio_vs_raw: { describe: 'ratio >= 0.8', ok: (f) => f.ratio !== null && f.ratio >= 0.8 },
   split_assembly_ratio_vs_local: { describe: 'ratio >= 0.5', ok: (f) => f.ratio !== null && f.ratio >= 0.5 },
+  calibration_cost_ratio_vs_judge: { describe: 'ratio <= 0.01', ok: (f) => f.ratio !== null && f.ratio <= 0.01 },
 };
 
 const quick = process.argv.includes('--quick');
