@@ -78,7 +78,7 @@ export class ReviewStore {
         FROM review_items i WHERE NOT EXISTS (SELECT 1 FROM labels l WHERE l.triplet_id = i.triplet_id)) ORDER BY needs_review DESC, rn, band LIMIT ?`),
       item: p('SELECT body FROM review_items WHERE triplet_id = ?'),
       labels: p('SELECT triplet_id, metric, value, reviewer, created_ms FROM labels ORDER BY created_ms, rowid'),
-      labelsOf: p('SELECT triplet_id, metric, value, reviewer, created_ms FROM labels WHERE triplet_id = ?'),
+      labelsOf: p('SELECT triplet_id, metric, value, reviewer, created_ms FROM labels WHERE triplet_id = ? ORDER BY created_ms, rowid'),
       labelled: p('SELECT COUNT(DISTINCT triplet_id) AS n FROM labels'),
       saveCalibration: p('INSERT INTO calibrations (metric, judge, body) VALUES (?, ?, ?) ON CONFLICT (metric, judge) DO UPDATE SET body = excluded.body'),
       calibrations: p('SELECT body FROM calibrations ORDER BY metric, judge'),
