@@ -111,3 +111,4 @@ export function withProbesRow(dashboard: DashboardBuilder): DashboardBuilder {
         .withTarget(prom('max by (metric, judge) (ragwatch_probe_judge_recall_ratio)', '{{metric}} ({{judge}}) recall', 'B')),
     );
 }
+

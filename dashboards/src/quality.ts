@@ -11,6 +11,7 @@ import { PromQueryFormat } from '@grafana/grafana-foundation-sdk/prometheus';
 import * as stat from '@grafana/grafana-foundation-sdk/stat';
 import * as timeseries from '@grafana/grafana-foundation-sdk/timeseries';
 import { JUDGE, SERVICE, prom, promInstant, ragwatchDashboard } from './common.ts';
+import { withCalibrationRow } from './calibration.ts';
 import { withProbesRow } from './probes.ts';
 
 const SCORE = `metric="$metric", ${JUDGE}, ${SERVICE}`;
@@ -147,5 +148,5 @@ export function qualityDashboard(): DashboardBuilder {
           prom(`sum by (le) (increase(ragwatch_score_ratio_bucket{metric=~"$metric", ${JUDGE}, ${SERVICE}}[$__rate_interval]))`, '{{le}}').format(PromQueryFormat.Heatmap),
         ),
     );
-  return withProbesRow(dashboard);
+  return withProbesRow(withCalibrationRow(dashboard, SCORE));
 }

@@ -10,6 +10,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import { saveCalibrationFile } from '../../src/config/load-calibration.ts';
 import { DASHBOARD_DIRS, buildDashboards } from '../../scripts/build-dashboards.ts';
 import { DASHBOARDS, dashboardJson } from '../../dashboards/src/index.ts';
 import { latencyQuantile } from '../../dashboards/src/latency.ts';
@@ -21,7 +22,7 @@ import { oracleResponder } from '../judges/helpers/oracle.ts';
 import { helmTemplate, ofKind, type K8sObject } from './chart-render.ts';
 import { panelQueries, promqlSyntaxError, substitute, type PanelQuery } from './dashboard-queries.ts';
 
-const SUBST = { rateInterval: '20s', window: '2m', metric: 'response_self_distinctness' };
+const SUBST = { rateInterval: '20s', window: '2m', metric: 'grounding_lexical' };
 
 /**
  * Series that cannot exist on `ragwatch start` (in-memory queue), by a metric name the expression
@@ -140,7 +141,10 @@ describe('live: ragwatch start (chart test-alert config; and an LLM-judge instan
     suite.csv = join(ROOT, 'config', 'probes', 'example', 'facts');
     suite.target.url = `http://127.0.0.1:${ragPort}/ask`;
     const suiteFile = scratch.write('suite.yaml', suite);
-    ragwatch = spawnRagwatch(['start', '-c', configFile], { ...env(otlpPort, httpPort), RAGWATCH_PROBE_SUITES: suiteFile });
+    // A saved calibration of the embedded grounding_lexical (docs/calibration.md), so the calibration row has data.
+    const calibrationFile = join(scratch.dir, 'calibration.json');
+    saveCalibrationFile(calibrationFile, [{ metric: 'grounding_lexical', judge: 'embedded', labelMetric: 'groundedness', map: { method: 'platt', a: -6, b: 3 }, conformal: { alpha: 0.1, qhat: 0.7, n: 200 }, n: 1000, brier: 0.15, fittedAt: new Date().toISOString() }]);
+    ragwatch = spawnRagwatch(['start', '-c', configFile], { ...env(otlpPort, httpPort), RAGWATCH_PROBE_SUITES: suiteFile, RAGWATCH_CALIBRATION_FILE: calibrationFile, RAGWATCH_DATA_DIR: join(scratch.dir, 'data') });
     ragwatchLlm = spawnRagwatch(['start', '-c', llmConfigFile], env(llmOtlpPort, llmHttpPort));
     for (const port of [httpPort, llmHttpPort]) await waitFor(async () => (await fetch(`http://127.0.0.1:${port}/readyz`)).ok, 30_000, 200);
     // The demo as an operator runs it (`npm run demo -- --mode ungrounded`), until killed.
