@@ -8,6 +8,8 @@ import { createInstruments } from '../metrics/instruments.ts';
 import { QualityMonitor, configSummary, instrumentsOptionsFromConfig } from '../metrics/quality.ts';
 import { Pipeline } from '../pipeline.ts';
 import { openReviewStore } from '../store/create.ts';
+import { LabelBus } from '../store/label-bus.ts';
+import { createKafka } from '../transport/kafka-client.ts';
 import { startHttpServers } from '../server/http-servers.ts';
 import { kafkaRoleSetup, stopOnSignals } from './lifecycle.ts';
 import type { Command } from './types.ts';
@@ -28,6 +30,9 @@ server.httpPort.`,
     // Scores are made here in split mode: windowed means, alerts, diagnosis and examples live here too.
     const instruments = createInstruments(instrumentsOptionsFromConfig(config));
     const review = await openReviewStore(config, instruments.registry, logger);
+    // Every replica fits the same calibration: labels given on any replica travel on the labels topic.
+    const labelBus = review ? new LabelBus({ kafka: createKafka(config.transport.kafka, logger, '-labels'), section: config.transport.kafka, store: review, logger }) : undefined;
+    void labelBus?.start();
     const quality = new QualityMonitor({ config, instruments, logger, ...(review ? { review } : {}) });
     const pipeline = new Pipeline({ config, instruments, onRecord: quality.onRecord, role: 'scorer', logger });
     const servers = await startHttpServers(config.server, { registry: instruments.registry, ready: () => pipeline.ready, quality, summary: () => configSummary(config) }, logger);
@@ -44,6 +49,7 @@ server.httpPort.`,
       what: 'finish the current batch, commit, leave the group',
       shutdown: async () => {
         await pipeline.shutdown();
+        await labelBus?.shutdown();
         await quality.shutdown();
         await servers.close();
       },

@@ -121,10 +121,21 @@ export class ReviewStore {
     return row ? (JSON.parse(row.body) as ReviewItem) : undefined;
   }
 
-  /** Stores (or replaces) a label. */
-  addLabel(label: Omit<Label, 'createdMs'> & { createdMs?: number }): void {
+  /**
+   * Called after a label given here is stored (the review page, the API, an import), with the answer it
+   * labels — not for labels that arrived from other replicas. Split mode publishes them (LabelBus).
+   */
+  onLocalLabel: ((label: Label, item: ReviewItem) => void) | undefined;
+
+  /** Stores (or replaces) a label; `replicated` marks one that came from another replica. */
+  addLabel(label: Omit<Label, 'createdMs'> & { createdMs?: number }, replicated = false): void {
     if (this.#closed) return;
-    this.#st.upsertLabel.run(label.tripletId, label.metric, label.value, label.reviewer ?? null, label.createdMs ?? this.#now());
+    const createdMs = label.createdMs ?? this.#now();
+    this.#st.upsertLabel.run(label.tripletId, label.metric, label.value, label.reviewer ?? null, createdMs);
+    if (!replicated && this.onLocalLabel) {
+      const item = this.item(label.tripletId);
+      if (item) this.onLocalLabel({ ...label, createdMs }, item);
+    }
     const over = Number((this.#st.countLabels.get() as { n: number }).n) - this.#o.maxLabels;
     if (over > 0) this.#evictions?.inc({ table: 'labels' }, Number(this.#st.evictLabels.run(over).changes));
   }

@@ -63,7 +63,7 @@ function sectionFor(brokers: string[], topicPrefix: string, overrides: Partial<K
     ...base,
     brokers,
     groupId: `${topicPrefix}-group`,
-    topics: { spans: `${topicPrefix}.spans`, triplets: `${topicPrefix}.triplets`, scores: `${topicPrefix}.scores`, dlq: `${topicPrefix}.dlq` },
+    topics: { spans: `${topicPrefix}.spans`, triplets: `${topicPrefix}.triplets`, scores: `${topicPrefix}.scores`, dlq: `${topicPrefix}.dlq`, labels: `${topicPrefix}.labels` },
     producer: { ...base.producer, lingerMs: 5 },
     consumer: { ...base.consumer, sessionTimeoutMs: 6_000, heartbeatIntervalMs: 500, ...overrides },
   };

@@ -129,6 +129,8 @@ export const transportSection = z
             scores: z.string().default('ragwatch.scores.v1'),
             /** Poison and unscorable triplets (original bytes + error headers). Default `ragwatch.triplets.dlq`. */
             dlq: z.string().default('ragwatch.triplets.dlq'),
+            /** Human labels with their answers' scores, shared by every scorer replica; compacted, key = triplet id + label concept. Default `ragwatch.labels.v1`. */
+            labels: z.string().default('ragwatch.labels.v1'),
           })
           .strict()
           .prefault({}),
