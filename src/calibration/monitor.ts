@@ -6,7 +6,7 @@
  * (no series), never guessed.
  * @module
  */
-import { Gauge, type Registry } from 'prom-client';
+import { Counter, Gauge, type Registry } from 'prom-client';
 import { ScoreWindows } from '../metrics/score-windows.ts';
 import type { ScoreRecord } from '../triplet.ts';
 import { predictionSet } from './conformal.ts';
@@ -19,6 +19,8 @@ export interface CalibrationMonitorOptions {
   registry: Registry;
   /** Rolling window of the calibrated means and review shares, milliseconds. */
   windowMs: number;
+  /** History kept for the alerts `on: calibrated` (their longest window), milliseconds. Default `windowMs`. */
+  retentionMs?: number;
   now?: () => number;
 }
 
@@ -27,11 +29,13 @@ export class CalibrationMonitor {
   readonly #means: ScoreWindows;
   readonly #review: ScoreWindows;
   readonly #labels: Gauge<'metric' | 'judge'>;
+  readonly #sum: Counter<'metric' | 'judge' | 'service'>;
+  readonly #count: Counter<'metric' | 'judge' | 'service'>;
   readonly #brier: Gauge<'metric' | 'judge'>;
 
   constructor(options: CalibrationMonitorOptions) {
     const clock = options.now ? { now: options.now } : {};
-    this.#means = new ScoreWindows({ retentionMs: options.windowMs, ...clock });
+    this.#means = new ScoreWindows({ retentionMs: options.retentionMs ?? options.windowMs, ...clock });
     this.#review = new ScoreWindows({ retentionMs: options.windowMs, ...clock });
     const { windowMs } = options;
     const means = this.#means;
@@ -57,6 +61,9 @@ export class CalibrationMonitor {
         for (const a of review.aggregate(windowMs)) if (a.mean !== undefined) this.set({ metric: a.metric, judge: a.judge }, a.mean);
       },
     });
+    // Sum and count of weighted P(good), like the score histogram's: the generated rules take rates over any window.
+    this.#sum = new Counter({ name: 'ragwatch_score_calibrated_ratio_sum', help: 'Sum of sampling-weighted calibrated P(a human says good), by metric, judge and service (rate / the _count rate = the calibrated mean over a window).', labelNames: ['metric', 'judge', 'service'], registers });
+    this.#count = new Counter({ name: 'ragwatch_score_calibrated_ratio_count', help: 'Sum of the sampling weights of calibrated scores, by metric, judge and service.', labelNames: ['metric', 'judge', 'service'], registers });
     this.#labels = new Gauge({ name: 'ragwatch_calibration_labels', help: 'Human labels the calibration in use was fitted on, by metric and judge.', labelNames: ['metric', 'judge'], registers });
     this.#brier = new Gauge({ name: 'ragwatch_calibration_brier', help: 'Brier score of the calibration in use on its held-out labels, by metric and judge (absent when the test part was empty).', labelNames: ['metric', 'judge'], registers });
     const models = () => [...this.#models.values()];
@@ -90,6 +97,11 @@ export class CalibrationMonitor {
     return [...this.#models.values()];
   }
 
+  /** The calibrated P(good) windows (the evaluator's alerts `on: calibrated`). */
+  get windows(): ScoreWindows {
+    return this.#means;
+  }
+
   /** Number of (metric, judge) calibrations loaded. */
   get size(): number {
     return this.#models.size;
@@ -108,7 +120,10 @@ export class CalibrationMonitor {
       const model = this.#models.get(`${metric}\u0000${record.judge.kind}`);
       if (!model) continue;
       const p = applyMap(model.map, score);
-      this.#means.add({ metric, judge: record.judge.kind, service }, p, record.weight);
+      const labels = { metric, judge: record.judge.kind, service };
+      this.#means.add(labels, p, record.weight);
+      this.#sum.inc(labels, p * record.weight);
+      this.#count.inc(labels, record.weight);
       this.#review.add({ metric, judge: record.judge.kind, service: 'all' }, predictionSet(model.conformal, p) === 'both' ? 1 : 0, record.weight);
     }
   }

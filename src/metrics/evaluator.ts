@@ -25,11 +25,13 @@ export interface MetricAlertRule {
   keepFiringForMs: number;
   severity: string;
   runbookUrl?: string;
+  /** `calibrated`: on P(a human says good) instead of the raw score. */
+  on: 'raw' | 'calibrated';
 }
 
 /** Converts the `alerts` config section into evaluator rules. */
 export function alertRulesFromConfig(alerts: {
-  metrics: Record<string, { threshold: number; alert: boolean; window: string; minSamples: number; for: string; keepFiringFor?: string | undefined; severity: string; runbookUrl?: string | undefined }>;
+  metrics: Record<string, { threshold: number; alert: boolean; window: string; minSamples: number; for: string; keepFiringFor?: string | undefined; severity: string; runbookUrl?: string | undefined; on?: 'raw' | 'calibrated' }>;
   keepFiringFor: string;
 }): MetricAlertRule[] {
   return Object.entries(alerts.metrics).map(([metric, a]) => {
@@ -43,6 +45,7 @@ export function alertRulesFromConfig(alerts: {
       forMs: requireDurationMs(a.for),
       keepFiringForMs: requireDurationMs(a.keepFiringFor ?? alerts.keepFiringFor),
       severity: a.severity,
+      on: a.on ?? 'raw',
     };
     if (a.runbookUrl) rule.runbookUrl = a.runbookUrl;
     return rule;
@@ -73,6 +76,8 @@ export interface ActiveAlert {
 export interface AlertEvaluatorOptions {
   rules: readonly MetricAlertRule[];
   windows: ScoreWindows;
+  /** Calibrated P(good) windows, for rules `on: calibrated` (their alerts never fire without). */
+  calibratedWindows?: ScoreWindows;
   /** Window of `ragwatch_diagnosis_active`, milliseconds. Default 1800000. */
   diagnosisWindowMs?: number;
   alertActive?: Gauge<'metric' | 'severity'>;
@@ -128,9 +133,14 @@ export class AlertEvaluator {
     const seen = new Set<string>();
     for (const rule of this.#o.rules) {
       if (!rule.alert) continue;
-      for (const agg of this.#o.windows.aggregate(rule.windowMs, rule.metric)) {
+      const source = rule.on === 'calibrated' ? this.#o.calibratedWindows : this.#o.windows;
+      if (!source) continue;
+      // The sample guard counts judged samples, calibrated or not.
+      const samples = new Map(this.#o.windows.aggregate(rule.windowMs, rule.metric).map((a) => [`${a.judge}\u0000${a.service}`, a.samples]));
+      for (const agg of source.aggregate(rule.windowMs, rule.metric)) {
         const key = `${rule.metric}\u0000${agg.judge}\u0000${agg.service}`;
-        const holds = agg.mean !== undefined && agg.mean < rule.threshold && agg.samples >= rule.minSamples;
+        const n = samples.get(`${agg.judge}\u0000${agg.service}`) ?? 0;
+        const holds = agg.mean !== undefined && agg.mean < rule.threshold && n >= rule.minSamples;
         const current = this.#active.get(key);
         if (!holds) continue;
         seen.add(key);
@@ -143,13 +153,13 @@ export class AlertEvaluator {
           severity: rule.severity,
           state: 'pending',
           value: agg.mean!,
-          samples: agg.samples,
+          samples: n,
           threshold: rule.threshold,
           activeSinceMs: now,
           lastTrueMs: now,
           diagnosis,
         };
-        Object.assign(alert, { value: agg.mean!, samples: agg.samples, lastTrueMs: now, diagnosis });
+        Object.assign(alert, { value: agg.mean!, samples: n, lastTrueMs: now, diagnosis });
         this.#active.set(key, alert);
         if (alert.state === 'pending' && now - alert.activeSinceMs >= rule.forMs) {
           alert.state = 'firing';
@@ -196,7 +206,7 @@ export class AlertEvaluator {
 
   #notice(alert: ActiveAlert, rule: MetricAlertRule, now: number, status: 'firing' | 'resolved'): AlertNotice {
     const annotations: Record<string, string> = {
-      summary: `${alert.metric} ${alert.value.toFixed(2)} < ${rule.threshold} over ${rule.window} (n=${alert.samples}) for ${alert.service}`,
+      summary: `${alert.metric}${rule.on === 'calibrated' ? ' (calibrated P(good))' : ''} ${alert.value.toFixed(2)} < ${rule.threshold} over ${rule.window} (n=${alert.samples}) for ${alert.service}`,
       value: alert.value.toFixed(3),
       samples: String(alert.samples),
       diagnosis: alert.diagnosis,

@@ -117,11 +117,19 @@ export class QualityMonitor {
     for (const r of this.rules) threshold.set({ metric: r.metric }, r.threshold);
     const alertActive = new Gauge({ name: 'ragwatch_alert_active', help: 'In-process evaluator: 1 while a threshold alert of the metric is firing for some judge/service.', labelNames: ['metric', 'severity'], registers });
     const diagnosisActive = new Gauge({ name: 'ragwatch_diagnosis_active', help: "1 while THELMA's metric interplay on the windowed means points at the component.", labelNames: ['component'], registers });
+    const cal = config.calibration;
+    const review = options.review;
+    const retentionMs = Math.max(windowMs, ...this.rules.map((r) => r.windowMs));
+    this.calibration =
+      cal.file === undefined && !review
+        ? undefined
+        : new CalibrationMonitor({ models: cal.file === undefined ? [] : loadCalibrationFile(cal.file), registry: instruments.registry, windowMs, retentionMs, ...(options.now ? { now: options.now } : {}) });
     const { alerts } = config;
     const notifier = (this.notifier = alertNotifier(config, instruments.registry));
     this.evaluator = new AlertEvaluator({
       rules: this.rules,
       windows,
+      ...(this.calibration ? { calibratedWindows: this.calibration.windows } : {}),
       diagnosisWindowMs: windowMs,
       alertActive,
       diagnosisActive,
@@ -130,10 +138,6 @@ export class QualityMonitor {
       intervalMs: alerts.evaluationIntervalMs,
       ...(options.now ? { now: options.now } : {}),
     });
-    const cal = config.calibration;
-    const review = options.review;
-    this.calibration =
-      cal.file === undefined && !review ? undefined : new CalibrationMonitor({ models: cal.file === undefined ? [] : loadCalibrationFile(cal.file), registry: instruments.registry, windowMs, ...(options.now ? { now: options.now } : {}) });
     this.refitter =
       review && this.calibration
         ? new Refitter({ store: review, monitor: this.calibration, labelMetrics: cal.labelMetrics, thresholds, alpha: cal.alpha, minLabels: cal.minLabels, intervalMs: cal.refitIntervalMs, minNewLabels: cal.refitMinNewLabels, ...(options.logger ? { logger: options.logger } : {}) })

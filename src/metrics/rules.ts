@@ -27,6 +27,11 @@ export function meanRecordName(window: string): string {
   return `ragwatch:score_ratio:mean_rate${window}`;
 }
 
+/** Recording rule holding the windowed weighted mean of the calibrated P(good) (alerts `on: calibrated`). */
+export function calibratedRecordName(window: string): string {
+  return `ragwatch:score_calibrated:mean_rate${window}`;
+}
+
 /** Recording rule holding the judged-sample count in the window of every metric. */
 export function samplesRecordName(window: string): string {
   return `ragwatch:score_samples:increase${window}`;
@@ -92,6 +97,12 @@ export function generateRules(config: RagwatchConfig): { groups: RuleGroup[] } {
     });
     recording.push({ record: samplesRecordName(window), expr: `sum by (${BY}) (increase(${SAMPLES_METRIC}[${window}]))` });
   }
+  for (const window of [...new Set(entries.filter(([, a]) => a.alert && a.on === 'calibrated').map(([, a]) => a.window))].sort()) {
+    recording.push({
+      record: calibratedRecordName(window),
+      expr: `sum by (${BY}) (rate(ragwatch_score_calibrated_ratio_sum[${window}]))\n/\nsum by (${BY}) (rate(ragwatch_score_calibrated_ratio_count[${window}]))`,
+    });
+  }
   const examples = examplesBaseUrl(config);
   const alerting: Array<Record<string, unknown>> = [];
   for (const [metric, a] of entries) {
@@ -99,10 +110,12 @@ export function generateRules(config: RagwatchConfig): { groups: RuleGroup[] } {
     const threshold = fmt(a.threshold);
     const keep = a.keepFiringFor ?? alerts.keepFiringFor;
     const samples = valueOf(samplesRecordName(a.window), metric, '%.0f');
+    const calibrated = a.on === 'calibrated';
+    const what = calibrated ? `${metric} (calibrated P(good))` : metric;
     const annotations: Record<string, string> = {
-      summary: `${metric} {{ $value | printf "%.2f" }} < ${threshold} over ${a.window} (n=${samples}) for {{ $labels.service }}`,
+      summary: `${what} {{ $value | printf "%.2f" }} < ${threshold} over ${a.window} (n=${samples}) for {{ $labels.service }}`,
       description:
-        `The ${a.window} weighted mean of ${metric} ({{ $labels.judge }} judge) for service {{ $labels.service }} is ` +
+        `The ${a.window} weighted mean of ${what} ({{ $labels.judge }} judge) for service {{ $labels.service }} is ` +
         `{{ $value | printf "%.3f" }}, below the threshold ${threshold}, over ${samples} judged samples (minimum ${a.minSamples}).`,
       value: '{{ $value | printf "%.3f" }}',
       samples,
@@ -112,7 +125,7 @@ export function generateRules(config: RagwatchConfig): { groups: RuleGroup[] } {
     if (a.runbookUrl) annotations.runbook_url = a.runbookUrl;
     const rule: Record<string, unknown> = {
       alert: alertName(metric),
-      expr: `${meanRecordName(a.window)}{metric="${metric}"} < ${threshold}\nand on (${BY})\n${samplesRecordName(a.window)}{metric="${metric}"} >= ${a.minSamples}`,
+      expr: `${(calibrated ? calibratedRecordName : meanRecordName)(a.window)}{metric="${metric}"} < ${threshold}\nand on (${BY})\n${samplesRecordName(a.window)}{metric="${metric}"} >= ${a.minSamples}`,
       for: a.for,
     };
     if (keep !== '0s') rule.keep_firing_for = keep;

@@ -21,6 +21,7 @@ const rule = (metric: string, threshold: number, over: Partial<MetricAlertRule> 
   forMs: 10_000,
   keepFiringForMs: 5_000,
   severity: 'page',
+  on: 'raw',
   ...over,
 });
 

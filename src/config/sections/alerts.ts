@@ -25,6 +25,11 @@ export const metricAlertSchema = z
     severity: z.string().regex(/^[a-z][a-z0-9_]*$/).default('warning'),
     /** Optional `runbook_url` annotation. */
     runbookUrl: z.string().url().optional(),
+    /**
+     * `raw` (default): alert on the judge score. `calibrated`: alert on the calibrated probability that a
+     * person calls the answer good (needs a calibration, docs/calibration.md); `threshold` is then that probability.
+     */
+    on: z.enum(['raw', 'calibrated']).default('raw'),
   })
   .strict();
 
