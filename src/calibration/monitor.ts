@@ -7,7 +7,7 @@
  * @module
  */
 import { Counter, Gauge, type Registry } from 'prom-client';
-import { ScoreWindows } from '../metrics/score-windows.ts';
+import { ScoreWindows, windowGauge } from '../metrics/score-windows.ts';
 import type { ScoreRecord } from '../triplet.ts';
 import { predictionSet } from './conformal.ts';
 import { applyMap } from './fit.ts';
@@ -41,26 +41,8 @@ export class CalibrationMonitor {
     const means = this.#means;
     const review = this.#review;
     const registers = [options.registry];
-    new Gauge({
-      name: 'ragwatch_score_calibrated_mean_ratio',
-      help: `Calibrated score: weighted mean of P(a human says good) over metrics.windowMs (${windowMs} ms), by metric, judge and service; absent without a calibration for the metric and judge.`,
-      labelNames: ['metric', 'judge', 'service'],
-      registers,
-      collect() {
-        this.reset();
-        for (const a of means.aggregate(windowMs)) if (a.mean !== undefined) this.set({ metric: a.metric, judge: a.judge, service: a.service }, a.mean);
-      },
-    });
-    new Gauge({
-      name: 'ragwatch_needs_review_ratio',
-      help: `Share of scored answers whose conformal prediction set is {good, bad} (the judge cannot tell) over metrics.windowMs (${windowMs} ms), by metric and judge.`,
-      labelNames: ['metric', 'judge'],
-      registers,
-      collect() {
-        this.reset();
-        for (const a of review.aggregate(windowMs)) if (a.mean !== undefined) this.set({ metric: a.metric, judge: a.judge }, a.mean);
-      },
-    });
+    windowGauge({ name: 'ragwatch_score_calibrated_mean_ratio', help: `Calibrated score: weighted mean of P(a human says good) over metrics.windowMs (${windowMs} ms), by metric, judge and service; absent without a calibration for the metric and judge.`, windows: means, windowMs, registry: options.registry, labelNames: ['metric', 'judge', 'service'] });
+    windowGauge({ name: 'ragwatch_needs_review_ratio', help: `Share of scored answers whose conformal prediction set is {good, bad} (the judge cannot tell) over metrics.windowMs (${windowMs} ms), by metric and judge.`, windows: review, windowMs, registry: options.registry, labelNames: ['metric', 'judge'] });
     // Sum and count of weighted P(good), like the score histogram's: the generated rules take rates over any window.
     this.#sum = new Counter({ name: 'ragwatch_score_calibrated_ratio_sum', help: 'Sum of sampling-weighted calibrated P(a human says good), by metric, judge and service (rate / the _count rate = the calibrated mean over a window).', labelNames: ['metric', 'judge', 'service'], registers });
     this.#count = new Counter({ name: 'ragwatch_score_calibrated_ratio_count', help: 'Sum of the sampling weights of calibrated scores, by metric, judge and service.', labelNames: ['metric', 'judge', 'service'], registers });

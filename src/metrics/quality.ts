@@ -18,7 +18,7 @@ import { ExamplesBuffer } from './examples.ts';
 import type { InstrumentsOptions, Instruments } from './instruments.ts';
 import { AlertNotifier } from './notifier.ts';
 import { examplesBaseUrl } from './rules.ts';
-import { ScoreWindows } from './score-windows.ts';
+import { ScoreWindows, windowGauge } from './score-windows.ts';
 
 /** `createInstruments` options implied by the configuration (score buckets at every threshold, service bound). */
 export function instrumentsOptionsFromConfig(config: RagwatchConfig): InstrumentsOptions {
@@ -93,26 +93,9 @@ export class QualityMonitor {
     const windowMs = config.metrics.windowMs;
     this.windows = new ScoreWindows({ retentionMs: Math.max(windowMs, ...this.rules.map((r) => r.windowMs)), ...(options.now ? { now: options.now } : {}) });
     const windows = this.windows;
-    new Gauge({
-      name: 'ragwatch_score_mean_ratio',
-      help: `Weighted mean score over the rolling window (metrics.windowMs = ${windowMs} ms), by metric, judge kind and service; absent when nothing was scored in the window.`,
-      labelNames: ['metric', 'judge', 'service'],
-      registers,
-      collect() {
-        this.reset();
-        for (const a of windows.aggregate(windowMs)) if (a.mean !== undefined) this.set({ metric: a.metric, judge: a.judge, service: a.service }, a.mean);
-      },
-    });
-    new Gauge({
-      name: 'ragwatch_score_window_samples',
-      help: `Judged samples (unweighted) in the rolling window (metrics.windowMs = ${windowMs} ms), by metric, judge kind and service.`,
-      labelNames: ['metric', 'judge', 'service'],
-      registers,
-      collect() {
-        this.reset();
-        for (const a of windows.aggregate(windowMs)) this.set({ metric: a.metric, judge: a.judge, service: a.service }, a.samples);
-      },
-    });
+    const score = { windows, windowMs, registry: instruments.registry, labelNames: ['metric', 'judge', 'service'] as const };
+    windowGauge({ ...score, name: 'ragwatch_score_mean_ratio', help: `Weighted mean score over the rolling window (metrics.windowMs = ${windowMs} ms), by metric, judge kind and service; absent when nothing was scored in the window.` });
+    windowGauge({ ...score, name: 'ragwatch_score_window_samples', help: `Judged samples (unweighted) in the rolling window (metrics.windowMs = ${windowMs} ms), by metric, judge kind and service.`, value: (a) => a.samples });
     const threshold = new Gauge({ name: 'ragwatch_threshold_ratio', help: 'Configured alert/diagnosis threshold of each metric (alerts.metrics.<metric>.threshold).', labelNames: ['metric'], registers });
     for (const r of this.rules) threshold.set({ metric: r.metric }, r.threshold);
     const alertActive = new Gauge({ name: 'ragwatch_alert_active', help: 'In-process evaluator: 1 while a threshold alert of the metric is firing for some judge/service.', labelNames: ['metric', 'severity'], registers });

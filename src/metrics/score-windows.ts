@@ -6,6 +6,7 @@
  * combinations, each holding at most `retention / resolution` time slots.
  * @module
  */
+import { Gauge, type Registry } from 'prom-client';
 
 /** Label set of one score series. */
 export interface SeriesLabels {
@@ -105,4 +106,26 @@ export class ScoreWindows {
   get seriesCount(): number {
     return this.#series.size;
   }
+}
+
+/**
+ * A gauge that, on every scrape, shows one value per series of `windows` over `windowMs` (`mean` by
+ * default; series without a mean are left out, never 0), labelled with `labelNames` of the series.
+ */
+export function windowGauge(options: { name: string; help: string; windows: ScoreWindows; windowMs: number; registry: Registry; labelNames: ReadonlyArray<'metric' | 'judge' | 'service'>; value?: (a: WindowAggregate) => number | undefined }): Gauge<'metric' | 'judge' | 'service'> {
+  const { windows, windowMs, labelNames } = options;
+  const value = options.value ?? ((a: WindowAggregate) => a.mean);
+  return new Gauge({
+    name: options.name,
+    help: options.help,
+    labelNames: [...labelNames],
+    registers: [options.registry],
+    collect() {
+      this.reset();
+      for (const a of windows.aggregate(windowMs)) {
+        const v = value(a);
+        if (v !== undefined) this.set(Object.fromEntries(labelNames.map((l) => [l, a[l]])), v);
+      }
+    },
+  });
 }
