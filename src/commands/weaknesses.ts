@@ -1,0 +1,112 @@
+/**
+ * `ragwatch weaknesses FILE.jsonl`: where the service fails, offline (HCAT §6.2; docs/weaknesses.md).
+ * Questions get topics (bundled embedding model + spherical k-means, named by class-based TF-IDF) and
+ * question types (rules); every metric is broken down by topic, question type, route and model, and
+ * the groundedness-type metrics by topic × question type; cells worse than the rest are flagged with
+ * Benjamini–Hochberg control.
+ * @module
+ */
+import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { scoreLabelled, type LabelledTriplet } from '../calibration/label-file.ts';
+import { loadConfig } from '../config/load.ts';
+import { ConfigError } from '../errors.ts';
+import { loadEmbeddingModel } from '../judges/embedded/model.ts';
+import { scoreRecordSchema, tripletSchema } from '../triplet.ts';
+import { breakdown, type Cell, type Observation } from '../weakness/breakdown.ts';
+import { queryType } from '../weakness/query-type.ts';
+import { fitTopics } from '../weakness/topics.ts';
+import type { Command } from './types.ts';
+
+const pct = (v: number) => v.toFixed(2);
+
+export const weaknessesCommand: Command = {
+  name: 'weaknesses',
+  summary: 'where the service fails: every metric by topic, question type, route and model, weak cells flagged',
+  usage: `usage: ragwatch weaknesses FILE.jsonl [--json] [--topics K] [--min-count N] [-c FILE]
+
+Each line is a Triplet, or {"triplet": Triplet, "records": [ScoreRecord]} when already scored (others
+are scored with the configured judge, redacted first). Questions get topics (K clusters of the bundled
+embedding model's vectors, default 12, named by their most distinctive words) and question types
+(what / who / when / where / why / how / yes_no / comparison / list / numeric / other). Every metric is
+broken down by topic, question type, route and model, the groundedness-type metrics also by topic x
+question type; a cell is flagged when it is worse than the rest of the answers (one-sided Welch test,
+Benjamini-Hochberg at 5 % over all cells, at least --min-count answers, its 95 % interval below the rest).
+
+  --json         one object: {topics: [{id, label, n}], cells: [{metric, judge, dimensions, n, mean,
+                 ciLow, ciHigh, restMean, q, flagged}], assignments: [{tripletId, topic, queryType}]}
+  --topics K     number of topics (default 12)
+  --min-count N  answers a cell needs to be flagged (default 20)`,
+  async run(argv) {
+    const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: { json: { type: 'boolean', default: false }, topics: { type: 'string', default: '12' }, 'min-count': { type: 'string', default: '20' }, config: { type: 'string', short: 'c' } } });
+    if (positionals.length !== 1) throw new ConfigError(`ragwatch weaknesses: expected one FILE.jsonl argument\n${weaknessesCommand.usage}`, ['FILE']);
+    const k = Number(values.topics);
+    const minCount = Number(values['min-count']);
+    if (!Number.isInteger(k) || k < 1 || k > 100) throw new ConfigError('ragwatch weaknesses: --topics must be an integer in [1,100]', ['--topics']);
+    if (!Number.isInteger(minCount) || minCount < 2) throw new ConfigError('ragwatch weaknesses: --min-count must be an integer >= 2', ['--min-count']);
+    const config = loadConfig(values.config ? { file: values.config } : {});
+    const file = positionals[0]!;
+    let text: string;
+    try {
+      text = readFileSync(file, 'utf8');
+    } catch (err) {
+      throw new ConfigError(`ragwatch weaknesses: cannot read ${file}: ${(err as Error).message}`, ['FILE']);
+    }
+    const answers: LabelledTriplet[] = [];
+    for (const [i, line] of text.split('\n').entries()) {
+      if (line.trim() === '') continue;
+      let raw: unknown;
+      try {
+        raw = JSON.parse(line);
+      } catch {
+        throw new ConfigError(`${file}:${i + 1}: not valid JSON`, ['FILE']);
+      }
+      const wrapped = raw !== null && typeof raw === 'object' && 'triplet' in raw;
+      const t = tripletSchema.safeParse(wrapped ? (raw as { triplet: unknown }).triplet : raw);
+      const r = wrapped && 'records' in (raw as object) ? scoreRecordSchema.array().safeParse((raw as { records: unknown }).records) : undefined;
+      const issue = !t.success ? t.error.issues[0] : r && !r.success ? r.error.issues[0] : undefined;
+      if (issue) throw new ConfigError(`${file}:${i + 1}: key "${issue.path.join('.')}": ${issue.message}`, ['FILE']);
+      answers.push({ triplet: t.data!, labels: {}, ...(r?.success ? { records: r.data } : {}) });
+    }
+    if (answers.length === 0) throw new ConfigError(`ragwatch weaknesses: ${file} holds no answer`, ['FILE']);
+    const { records } = await scoreLabelled(answers, config);
+    // The shared model pool: its idle workers are unref'd, so the command exits when done.
+    const embedder = await loadEmbeddingModel(config.judge.embedded.threads);
+    const vectors = await embedder.embed(answers.map((a) => a.triplet.query));
+    const { model, assignments } = fitTopics(answers.map((a) => a.triplet.query), vectors, k);
+    const topicOf = (i: number) => `t${assignments[i]}`;
+    const assigned = answers.map((a, i) => ({ tripletId: a.triplet.id, topic: topicOf(i), queryType: queryType(a.triplet.query) }));
+    const observations = new Map<string, { metric: string; judge: string; obs: Observation[] }>();
+    answers.forEach((a, i) => {
+      for (const rec of records.get(a.triplet.id) ?? []) {
+        for (const [metric, value] of Object.entries(rec.scores)) {
+          if (value === undefined) continue;
+          const key = `${metric}\u0000${rec.judge.kind}`;
+          let g = observations.get(key);
+          if (!g) observations.set(key, (g = { metric, judge: rec.judge.kind, obs: [] }));
+          g.obs.push({ value, weight: rec.weight, dims: { topic: assigned[i]!.topic, queryType: assigned[i]!.queryType, ...(a.triplet.route ? { route: a.triplet.route } : {}), ...(a.triplet.model ? { model: a.triplet.model } : {}) } });
+        }
+      }
+    });
+    const bivariate = new Set(config.calibration.labelMetrics.groundedness ?? []);
+    const cells: Array<Cell & { metric: string; judge: string }> = [];
+    for (const g of [...observations.values()].sort((a, b) => a.metric.localeCompare(b.metric))) {
+      const dims: string[][] = [['topic'], ['queryType'], ['route'], ['model'], ...(bivariate.has(g.metric) ? [['topic', 'queryType']] : [])];
+      for (const by of dims) cells.push(...breakdown(g.obs, by, { minCount }).map((c) => ({ metric: g.metric, judge: g.judge, ...c })));
+    }
+    const topics = model.labels.map((label, i) => ({ id: `t${i}`, label, n: assignments.filter((a) => a === i).length }));
+    if (values.json) {
+      process.stdout.write(`${JSON.stringify({ topics, cells, assignments: assigned })}\n`);
+      return;
+    }
+    const label = (d: Record<string, string>) => Object.entries(d).map(([k2, v]) => (k2 === 'topic' ? `topic "${topics.find((t) => t.id === v)?.label ?? v}"` : `${k2} ${v}`)).join(' × ');
+    const flagged = cells.filter((c) => c.flagged);
+    const lines = [
+      `${answers.length} answers, ${topics.length} topics: ${topics.map((t) => `${t.id} "${t.label}" (${t.n})`).join(', ')}`,
+      '',
+      flagged.length > 0 ? `flagged (worse than the rest, BH q ≤ 0.05, n ≥ ${minCount}):` : `no cell is flagged (BH q ≤ 0.05, n ≥ ${minCount})`,
+      ...flagged.map((c) => `  ${c.metric} (${c.judge}) on ${label(c.dimensions)}: ${pct(c.mean)} [${pct(c.ciLow)}, ${pct(c.ciHigh)}], n = ${c.n}, the rest ${c.restMean === null ? 'n/a' : pct(c.restMean)}`),
+    ];
+    process.stdout.write(`${lines.join('\n')}\n`);
+  },
+};
