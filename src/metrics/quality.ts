@@ -13,6 +13,7 @@ import type { Logger } from '../log.ts';
 import { loadCalibrationFile } from '../config/load-calibration.ts';
 import { reviewItemOf } from '../store/create.ts';
 import type { ReviewStore } from '../store/review-store.ts';
+import { queryType } from '../weakness/query-type.ts';
 import { AlertEvaluator, alertRulesFromConfig, type ActiveAlert, type MetricAlertRule } from './evaluator.ts';
 import { ExamplesBuffer } from './examples.ts';
 import type { InstrumentsOptions, Instruments } from './instruments.ts';
@@ -79,6 +80,7 @@ export class QualityMonitor {
   readonly #config: RagwatchConfig;
   readonly #instruments: Instruments;
   readonly #now: () => number;
+  readonly #byType: ScoreWindows;
   #shutdown: Promise<void> | undefined;
 
   constructor(options: QualityMonitorOptions) {
@@ -94,6 +96,19 @@ export class QualityMonitor {
     this.windows = new ScoreWindows({ retentionMs: Math.max(windowMs, ...this.rules.map((r) => r.windowMs)), ...(options.now ? { now: options.now } : {}) });
     const windows = this.windows;
     const score = { windows, windowMs, registry: instruments.registry, labelNames: ['metric', 'judge', 'service'] as const };
+    // Per question type (docs/weaknesses.md): at most metrics × judges × 11 types; the type rides in the service slot.
+    this.#byType = new ScoreWindows({ retentionMs: windowMs, ...(options.now ? { now: options.now } : {}) });
+    const byType = this.#byType;
+    new Gauge({
+      name: 'ragwatch_score_by_query_type_mean_ratio',
+      help: `Weighted mean score over metrics.windowMs (${windowMs} ms) by metric, judge and question type (what, who, when, where, why, how, yes_no, comparison, list, numeric, other); absent when none was scored.`,
+      labelNames: ['metric', 'judge', 'query_type'],
+      registers,
+      collect() {
+        this.reset();
+        for (const a of byType.aggregate(windowMs)) if (a.mean !== undefined) this.set({ metric: a.metric, judge: a.judge, query_type: a.service }, a.mean);
+      },
+    });
     windowGauge({ ...score, name: 'ragwatch_score_mean_ratio', help: `Weighted mean score over the rolling window (metrics.windowMs = ${windowMs} ms), by metric, judge kind and service; absent when nothing was scored in the window.` });
     windowGauge({ ...score, name: 'ragwatch_score_window_samples', help: `Judged samples (unweighted) in the rolling window (metrics.windowMs = ${windowMs} ms), by metric, judge kind and service.`, value: (a) => a.samples });
     const threshold = new Gauge({ name: 'ragwatch_threshold_ratio', help: 'Configured alert/diagnosis threshold of each metric (alerts.metrics.<metric>.threshold).', labelNames: ['metric'], registers });
@@ -152,6 +167,10 @@ export class QualityMonitor {
     }
     this.calibration?.observe(record, service);
     this.examples.add(record, triplet);
+    if (triplet) {
+      const type = queryType(triplet.query);
+      for (const [metric, value] of Object.entries(record.scores)) if (value !== undefined) this.#byType.add({ metric, judge: record.judge.kind, service: type }, value, record.weight);
+    }
     if (this.review && triplet) {
       const c = this.#config;
       const undecided = (metric: string, judge: string, score: number) => this.calibration?.setOf(metric, judge, score) === 'both';

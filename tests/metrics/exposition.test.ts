@@ -80,7 +80,9 @@ describe('exposition', () => {
     const groups = metrics * 1 /* judge kinds */ * (MAX_SERVICES + 1); /* + other */
     expect(instruments.score.seriesCount).toBeLessThanOrEqual(groups);
     expect(quality.windows.seriesCount).toBeLessThanOrEqual(groups);
-    const scoreFamilies = all.filter((l) => /^ragwatch_(score_|scores_)/.test(l));
+    const scoreFamilies = all.filter((l) => /^ragwatch_(score_|scores_)/.test(l) && !l.startsWith('ragwatch_score_by_query_type_'));
+    // Per question type: bounded by metrics × judges × the 11 types, whatever the services and routes.
+    expect(all.filter((l) => l.startsWith('ragwatch_score_by_query_type_')).length).toBeLessThanOrEqual(metrics * 1 * 11);
     const bucketsPerGroup = instruments.score.get().values.filter((v) => v.metricName.endsWith('_bucket')).length / instruments.score.seriesCount;
     // histogram (buckets + _sum + _count) + samples counter + mean gauge + window-samples gauge
     expect(scoreFamilies.length).toBeLessThanOrEqual(groups * (bucketsPerGroup + 2 + 3));
