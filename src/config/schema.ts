@@ -17,6 +17,7 @@ import { samplingSection } from './sections/sampling.ts';
 import { serverSection } from './sections/server.ts';
 import { storeSection } from './sections/store.ts';
 import { transportSection } from './sections/transport.ts';
+import { weaknessSection } from './sections/weakness.ts';
 
 export const configSchema = z
   .object({
@@ -31,6 +32,7 @@ export const configSchema = z
     probes: probesSection.prefault({}),
     calibration: calibrationSection.prefault({}),
     store: storeSection.prefault({}),
+    weakness: weaknessSection.prefault({}),
     log: logSection.prefault({}),
   })
   .strict();

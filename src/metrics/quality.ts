@@ -13,6 +13,8 @@ import type { Logger } from '../log.ts';
 import { loadCalibrationFile } from '../config/load-calibration.ts';
 import { reviewItemOf } from '../store/create.ts';
 import type { ReviewStore } from '../store/review-store.ts';
+import { loadEmbeddingModel } from '../judges/embedded/model.ts';
+import { LiveTopics } from '../weakness/live-topics.ts';
 import { queryType } from '../weakness/query-type.ts';
 import { AlertEvaluator, alertRulesFromConfig, type ActiveAlert, type MetricAlertRule } from './evaluator.ts';
 import { ExamplesBuffer } from './examples.ts';
@@ -73,6 +75,8 @@ export class QualityMonitor {
   readonly notifier: AlertNotifier;
   /** Calibrated means and review shares (`calibration.file`); absent without one. */
   readonly calibration: CalibrationMonitor | undefined;
+  /** Live question topics (`weakness.topics`). */
+  readonly topics: LiveTopics | undefined;
   /** Refits the calibration from the review store's labels; absent without a store. */
   readonly refitter: Refitter | undefined;
   /** The review store, when open. */
@@ -140,6 +144,19 @@ export class QualityMonitor {
       review && this.calibration
         ? new Refitter({ store: review, monitor: this.calibration, labelMetrics: cal.labelMetrics, thresholds, alpha: cal.alpha, minLabels: cal.minLabels, intervalMs: cal.refitIntervalMs, minNewLabels: cal.refitMinNewLabels, ...(options.logger ? { logger: options.logger } : {}) })
         : undefined;
+    this.topics = config.weakness.topics
+      ? new LiveTopics({
+          embedder: () => loadEmbeddingModel(config.judge.embedded.threads),
+          registry: instruments.registry,
+          windowMs,
+          topicCount: config.weakness.topicCount,
+          warmupQueries: config.weakness.warmupQueries,
+          maxPending: config.weakness.maxPending,
+          ...(review ? { store: review } : {}),
+          ...(options.logger ? { logger: options.logger } : {}),
+          ...(options.now ? { now: options.now } : {}),
+        })
+      : undefined;
     this.examples = new ExamplesBuffer({ maxRecords: config.metrics.examplesMaxRecords, maxTextChars: config.metrics.examplesMaxTextChars, thresholds });
   }
 
@@ -152,6 +169,7 @@ export class QualityMonitor {
   start(): void {
     if (this.#config.alerts.evaluate) this.evaluator.start();
     this.refitter?.start();
+    this.topics?.start();
   }
 
   /** The scorer's `onRecord` sink. Never throws. */
@@ -168,6 +186,7 @@ export class QualityMonitor {
     this.calibration?.observe(record, service);
     this.examples.add(record, triplet);
     if (triplet) {
+      this.topics?.observe(record, service, triplet.query);
       const type = queryType(triplet.query);
       for (const [metric, value] of Object.entries(record.scores)) if (value !== undefined) this.#byType.add({ metric, judge: record.judge.kind, service: type }, value, record.weight);
     }
@@ -201,6 +220,7 @@ export class QualityMonitor {
     return (this.#shutdown ??= (async () => {
       await this.evaluator.shutdown();
       await this.refitter?.shutdown();
+      await this.topics?.shutdown();
       await this.review?.shutdown();
     })());
   }

@@ -64,7 +64,8 @@ export class ReviewStore {
       CREATE INDEX IF NOT EXISTS review_items_created ON review_items (created_ms);
       CREATE TABLE IF NOT EXISTS labels (triplet_id TEXT NOT NULL, metric TEXT NOT NULL, value INTEGER NOT NULL, reviewer TEXT, created_ms INTEGER NOT NULL, PRIMARY KEY (triplet_id, metric));
       CREATE INDEX IF NOT EXISTS labels_created ON labels (created_ms);
-      CREATE TABLE IF NOT EXISTS calibrations (metric TEXT NOT NULL, judge TEXT NOT NULL, body TEXT NOT NULL, PRIMARY KEY (metric, judge));`);
+      CREATE TABLE IF NOT EXISTS calibrations (metric TEXT NOT NULL, judge TEXT NOT NULL, body TEXT NOT NULL, PRIMARY KEY (metric, judge));
+      CREATE TABLE IF NOT EXISTS models (name TEXT PRIMARY KEY, body TEXT NOT NULL);`);
     const p = (sql: string) => this.#db.prepare(sql);
     this.#st = {
       insertItem: p('INSERT OR IGNORE INTO review_items (triplet_id, created_ms, band, needs_review, body) VALUES (?, ?, ?, ?, ?)'),
@@ -165,6 +166,18 @@ export class ReviewStore {
   /** The calibrations saved by {@link saveCalibrations}. */
   calibrations(): CalibrationModel[] {
     return (this.#st.calibrations.all() as Array<{ body: string }>).map((r) => JSON.parse(r.body) as CalibrationModel);
+  }
+
+  /** Saves a named model (the topic model) as JSON. */
+  saveModel(name: string, body: unknown): void {
+    if (this.#closed) return;
+    this.#db.prepare('INSERT INTO models (name, body) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET body = excluded.body').run(name, JSON.stringify(body));
+  }
+
+  /** A model saved by {@link saveModel}. */
+  model<T>(name: string): T | undefined {
+    const row = this.#db.prepare('SELECT body FROM models WHERE name = ?').get(name) as { body: string } | undefined;
+    return row ? (JSON.parse(row.body) as T) : undefined;
   }
 
   /** Labels stored so far (a refit compares it with its last count). */
