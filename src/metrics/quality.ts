@@ -16,6 +16,7 @@ import type { ReviewStore } from '../store/review-store.ts';
 import { loadEmbeddingModel } from '../judges/embedded/model.ts';
 import { LiveTopics } from '../weakness/live-topics.ts';
 import { queryType } from '../weakness/query-type.ts';
+import type { WeaknessView } from '../server/weaknesses-page.ts';
 import { AlertEvaluator, alertRulesFromConfig, type ActiveAlert, type MetricAlertRule } from './evaluator.ts';
 import { ExamplesBuffer } from './examples.ts';
 import type { InstrumentsOptions, Instruments } from './instruments.ts';
@@ -201,6 +202,18 @@ export class QualityMonitor {
       }
     }
   };
+
+  /** The weakness page's data: means per topic and per question type over `metrics.windowMs`. */
+  weaknessView(): WeaknessView {
+    const windowMs = this.#config.metrics.windowMs;
+    return {
+      windowMs,
+      thresholds: Object.fromEntries(this.rules.map((r) => [r.metric, r.threshold])),
+      topics: this.topics?.model?.labels.map((label, i) => ({ id: `t${i}`, label })) ?? [],
+      byTopic: this.topics?.aggregate(windowMs) ?? [],
+      byType: this.#byType.aggregate(windowMs),
+    };
+  }
 
   /** Current means, alerts and diagnosis. */
   status(): QualityStatus {

@@ -9,6 +9,7 @@ import { Hono } from 'hono';
 import type { Registry } from 'prom-client';
 import type { QualityMonitor } from '../metrics/quality.ts';
 import { mountReview } from './review-routes.ts';
+import { renderWeaknessesPage } from './weaknesses-page.ts';
 import { OPENMETRICS_CONTENT_TYPE, openMetrics, wantsOpenMetrics } from '../metrics/openmetrics.ts';
 import { renderExamplesPage } from './examples-page.ts';
 import { uiAuth, type UiAuthOptions } from './ui-auth.ts';
@@ -90,6 +91,8 @@ function mountUi(app: Hono, quality: QualityMonitor, options: Pick<ApiAppOptions
   app.use('/examples', guard);
   app.use('/review', guard);
   app.use('/calibration', guard);
+  app.use('/weaknesses', guard);
+  app.get('/weaknesses', (c) => c.html(renderWeaknessesPage(quality.weaknessView()), 200, { 'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'", 'X-Content-Type-Options': 'nosniff', 'Cache-Control': 'no-store' }));
   const { calibration } = quality.settings;
   mountReview(app, quality.review, { questions: calibration.questions, concepts: [...new Set([...Object.keys(calibration.questions), ...Object.keys(calibration.labelMetrics)])], calibration: quality.calibration, refitter: quality.refitter });
   const thresholds = Object.fromEntries(quality.rules.map((r) => [r.metric, r.threshold]));

@@ -67,6 +67,11 @@ export class LiveTopics {
     if (saved) this.#use(saved);
   }
 
+  /** Per-topic aggregates over `windowMs` (the topic id in the `service` field). */
+  aggregate(windowMs: number): ReturnType<ScoreWindows['aggregate']> {
+    return this.#windows.aggregate(windowMs);
+  }
+
   /** The topic model in use (undefined during the warm-up). */
   get model(): TopicModel | undefined {
     return this.#model;

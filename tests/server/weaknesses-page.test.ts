@@ -1,0 +1,73 @@
+/**
+ * `/weaknesses`: behind the token; per question type (and topic, once fitted) each metric's weighted
+ * mean, red below its threshold and faded under 20 answers; escaped; a Chromium screenshot for the docs.
+ */
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config/load.ts';
+import { createInstruments } from '../../src/metrics/instruments.ts';
+import { QualityMonitor, instrumentsOptionsFromConfig } from '../../src/metrics/quality.ts';
+import { createApiApp } from '../../src/server/api-app.ts';
+import { listen, type RunningServer } from '../../src/server/serve.ts';
+import type { SampledTriplet, ScoreRecord } from '../../src/triplet.ts';
+import { haveBinaries, which } from '../helpers/prometheus.ts';
+import { ROOT } from '../helpers/process.ts';
+
+const TOKEN = 'weaknesses-page-token-0123456789';
+
+describe('/weaknesses', () => {
+  let server: RunningServer;
+  let quality: QualityMonitor;
+  beforeAll(async () => {
+    const config = loadConfig({ env: {}, overrides: { metrics: { processMetrics: false }, weakness: { topics: false } } });
+    const instruments = createInstruments(instrumentsOptionsFromConfig(config));
+    quality = new QualityMonitor({ config, instruments });
+    let n = 0;
+    const feed = (query: string, score: number, times: number) => {
+      for (let i = 0; i < times; i++) {
+        const id = `w${n++}`;
+        const t = { id, traceId: `${n}`.padStart(32, '6'), spanId: '0'.repeat(16), service: 'rag', timestamp: new Date().toISOString(), query, sources: [], response: 'r', latency: { durationMs: 1 }, convention: 'custom', sampling: { weight: 1, stratum: 's', rule: 'r' } } as SampledTriplet;
+        quality.onRecord({ tripletId: id, traceId: t.traceId, service: 'rag', stratum: 's', weight: 1, timestamp: t.timestamp, judge: { kind: 'embedded' }, scores: { grounding_lexical: score }, skipped: {}, details: { claims: [], subQuestions: [], sources: [], redundantSentences: [] }, diagnosis: [], usage: { calls: 0, inputTokens: 0, outputTokens: 0, durationMs: 0 } } as ScoreRecord, t);
+      }
+    };
+    feed('Who founded Acme?', 0.5, 25);
+    feed('When was Acme founded?', 0.95, 30);
+    feed('Why is the sky blue? <b>x</b>', 0.9, 3);
+    server = await listen(createApiApp({ registry: instruments.registry, ready: () => true, quality, auth: { host: '127.0.0.1', apiToken: TOKEN } }), '127.0.0.1', 0);
+  });
+  afterAll(async () => {
+    await server?.close();
+    await quality?.shutdown();
+  });
+
+  it('shows each question type\'s mean: red below the threshold, faded when few', async () => {
+    const url = `http://127.0.0.1:${server.port}/weaknesses`;
+    expect((await fetch(url)).status).toBe(401);
+    const html = await (await fetch(url, { headers: { authorization: `Bearer ${TOKEN}` } })).text();
+    const row = (type: string) => new RegExp(`<th scope="row">${type}</th><td class="([^"]+)"[^>]*>([\\d.]+)`).exec(html);
+    expect(row('who')?.slice(1)).toEqual(['low', '0.50']);
+    expect(row('when')?.slice(1)).toEqual(['ok', '0.95']);
+    expect(row('why')?.slice(1)).toEqual(['ok few', '0.90']);
+    expect(html).toContain('Topics appear once weakness.warmupQueries questions were seen');
+    expect(html).not.toContain('<b>x</b>');
+  });
+
+  it.skipIf(!haveBinaries('weaknesses page screenshot', 'chromium'))('renders in headless Chromium', async () => {
+    const profile = mkdtempSync(join(tmpdir(), 'ragwatch-chromium-weak-'));
+    const executablePath = existsSync('/usr/lib/chromium/chromium') ? '/usr/lib/chromium/chromium' : which('chromium')!;
+    const browser = await chromium.launchPersistentContext(profile, { executablePath, headless: true, viewport: { width: 800, height: 420 }, extraHTTPHeaders: { authorization: `Bearer ${TOKEN}` }, args: ['--no-sandbox', '--disable-gpu', '--no-first-run'] });
+    try {
+      const page = await browser.newPage();
+      expect((await page.goto(`http://127.0.0.1:${server.port}/weaknesses`))?.status()).toBe(200);
+      expect(await page.locator('td.low').count()).toBe(1);
+      mkdirSync(join(ROOT, 'tests/.artifacts'), { recursive: true });
+      await page.screenshot({ path: join(ROOT, 'tests/.artifacts/weaknesses-page.png'), fullPage: true });
+    } finally {
+      await browser.close();
+      rmSync(profile, { recursive: true, force: true });
+    }
+  }, 60_000);
+});
