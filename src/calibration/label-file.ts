@@ -5,6 +5,7 @@
  * already holds. Answers without records are scored with the configured judges, redacted first.
  * @module
  */
+import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { createRedactor } from '../capture/redaction/redact-outcome.ts';
 import type { RagwatchConfig } from '../config/schema.ts';
@@ -30,23 +31,39 @@ export interface LabelledTriplet {
 /** A label for an answer held in the store. */
 export type BareLabel = z.infer<typeof labelLine>;
 
-/** Parses a labels file; a bad line throws naming its number and key. `bare` lines are refused unless allowed. */
-export function parseLabelsFile(text: string, file: string, allowBare: boolean): { answers: LabelledTriplet[]; bare: BareLabel[] } {
-  const answers: LabelledTriplet[] = [];
-  const bare: BareLabel[] = [];
+/**
+ * The JSON values of a JSON-lines input file of `ragwatch <command>`, with their line numbers (blank
+ * lines skipped). An unreadable file or a line that is not JSON throws naming it (config key `key`).
+ */
+export function readJsonLines(file: string, command: string, key: string): Array<{ line: number; raw: unknown }> {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new ConfigError(`ragwatch ${command}: cannot read ${file}: ${(err as Error).message}`, [key]);
+  }
+  const out: Array<{ line: number; raw: unknown }> = [];
   for (const [i, line] of text.split('\n').entries()) {
     if (line.trim() === '') continue;
-    let raw: unknown;
     try {
-      raw = JSON.parse(line);
+      out.push({ line: i + 1, raw: JSON.parse(line) });
     } catch {
-      throw new ConfigError(`${file}:${i + 1}: not valid JSON`, ['LABELS']);
+      throw new ConfigError(`${file}:${i + 1}: not valid JSON`, [key]);
     }
+  }
+  return out;
+}
+
+/** Reads a labels file; a bad line throws naming its number and key. `bare` lines are refused unless allowed. */
+export function parseLabelsFile(file: string, command: string, allowBare: boolean): { answers: LabelledTriplet[]; bare: BareLabel[] } {
+  const answers: LabelledTriplet[] = [];
+  const bare: BareLabel[] = [];
+  for (const { line: n, raw } of readJsonLines(file, command, 'LABELS')) {
     const isBare = allowBare && raw !== null && typeof raw === 'object' && 'tripletId' in raw;
     const parsed = isBare ? labelLine.safeParse(raw) : answerLine.safeParse(raw);
     if (!parsed.success) {
       const issue = parsed.error.issues[0]!;
-      throw new ConfigError(`${file}:${i + 1}: key "${issue.path.join('.') || '(line)'}": ${issue.message}`, ['LABELS']);
+      throw new ConfigError(`${file}:${n}: key "${issue.path.join('.') || '(line)'}": ${issue.message}`, ['LABELS']);
     }
     if (isBare) bare.push(parsed.data as BareLabel);
     else {

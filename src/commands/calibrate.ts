@@ -5,7 +5,6 @@
  * scored with the configured judge, redacted first.
  * @module
  */
-import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { fitCalibration, type CalibrationReport } from '../calibration/fit.ts';
 import { parseLabelsFile, scoreLabelled } from '../calibration/label-file.ts';
@@ -58,13 +57,7 @@ split by triplet id).
     const alpha = values.alpha === undefined ? config.calibration.alpha : Number(values.alpha);
     if (!(alpha > 0 && alpha < 1)) throw new ConfigError(`ragwatch calibrate: --alpha must be in (0, 1), got "${values.alpha}"`, ['--alpha']);
     const file = positionals[0]!;
-    let text: string;
-    try {
-      text = readFileSync(file, 'utf8');
-    } catch (err) {
-      throw new ConfigError(`ragwatch calibrate: cannot read ${file}: ${(err as Error).message}`, ['LABELS']);
-    }
-    const { answers } = parseLabelsFile(text, file, false);
+    const { answers } = parseLabelsFile(file, 'calibrate', false);
     const { records } = await scoreLabelled(answers, config);
     const labelled: LabelledAnswer[] = answers.map((a) => ({ id: a.triplet.id, labels: a.labels, records: records.get(a.triplet.id) ?? [] }));
     const reports: CalibrationReport[] = [];

@@ -3,7 +3,6 @@
  * the scoring roles refit their calibration from them (docs/calibration.md).
  * @module
  */
-import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { parseLabelsFile, scoreLabelled } from '../calibration/label-file.ts';
 import { loadConfig } from '../config/load.ts';
@@ -29,13 +28,7 @@ does not hold.`,
     const [sub, file] = positionals;
     if (sub !== 'import' || file === undefined) throw new ConfigError(`ragwatch labels: expected "import LABELS.jsonl"\n${labelsCommand.usage}`, ['LABELS']);
     const config = loadConfig(values.config ? { file: values.config } : {});
-    let text: string;
-    try {
-      text = readFileSync(file, 'utf8');
-    } catch (err) {
-      throw new ConfigError(`ragwatch labels: cannot read ${file}: ${(err as Error).message}`, ['LABELS']);
-    }
-    const { answers, bare } = parseLabelsFile(text, file, true);
+    const { answers, bare } = parseLabelsFile(file, 'labels', true);
     const store = await openReviewStore(config, createInstruments({ processMetrics: false }).registry, silentLogger);
     if (!store) throw new ConfigError(`ragwatch labels: cannot open the store in ${config.store.dataDir} (config key "store.dataDir", env RAGWATCH_DATA_DIR)`, ['store.dataDir']);
     let stored = 0;

@@ -6,9 +6,8 @@
  * Benjamini–Hochberg control.
  * @module
  */
-import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { scoreLabelled, type LabelledTriplet } from '../calibration/label-file.ts';
+import { readJsonLines, scoreLabelled, type LabelledTriplet } from '../calibration/label-file.ts';
 import { loadConfig } from '../config/load.ts';
 import { ConfigError } from '../errors.ts';
 import { loadEmbeddingModel } from '../judges/embedded/model.ts';
@@ -46,26 +45,14 @@ Benjamini-Hochberg at 5 % over all cells, at least --min-count answers, its 95 %
     if (!Number.isInteger(minCount) || minCount < 2) throw new ConfigError('ragwatch weaknesses: --min-count must be an integer >= 2', ['--min-count']);
     const config = loadConfig(values.config ? { file: values.config } : {});
     const file = positionals[0]!;
-    let text: string;
-    try {
-      text = readFileSync(file, 'utf8');
-    } catch (err) {
-      throw new ConfigError(`ragwatch weaknesses: cannot read ${file}: ${(err as Error).message}`, ['FILE']);
-    }
     const answers: LabelledTriplet[] = [];
-    for (const [i, line] of text.split('\n').entries()) {
-      if (line.trim() === '') continue;
-      let raw: unknown;
-      try {
-        raw = JSON.parse(line);
-      } catch {
-        throw new ConfigError(`${file}:${i + 1}: not valid JSON`, ['FILE']);
-      }
-      const wrapped = raw !== null && typeof raw === 'object' && 'triplet' in raw;
-      const t = tripletSchema.safeParse(wrapped ? (raw as { triplet: unknown }).triplet : raw);
-      const r = wrapped && 'records' in (raw as object) ? scoreRecordSchema.array().safeParse((raw as { records: unknown }).records) : undefined;
+    for (const { line, raw } of readJsonLines(file, 'weaknesses', 'FILE')) {
+      const obj = raw as { triplet?: unknown; records?: unknown } | null;
+      const wrapped = obj !== null && typeof obj === 'object' && 'triplet' in obj;
+      const t = tripletSchema.safeParse(wrapped ? obj.triplet : raw);
+      const r = wrapped && 'records' in obj ? scoreRecordSchema.array().safeParse(obj.records) : undefined;
       const issue = !t.success ? t.error.issues[0] : r && !r.success ? r.error.issues[0] : undefined;
-      if (issue) throw new ConfigError(`${file}:${i + 1}: key "${issue.path.join('.')}": ${issue.message}`, ['FILE']);
+      if (issue) throw new ConfigError(`${file}:${line}: key "${issue.path.join('.')}": ${issue.message}`, ['FILE']);
       answers.push({ triplet: t.data!, labels: {}, ...(r?.success ? { records: r.data } : {}) });
     }
     if (answers.length === 0) throw new ConfigError(`ragwatch weaknesses: ${file} holds no answer`, ['FILE']);

@@ -54,6 +54,8 @@ export class ReviewStore {
   readonly #errors: Counter<'op'> | undefined;
   readonly #st: Record<'insertItem' | 'countItems' | 'evictItems' | 'upsertLabel' | 'countLabels' | 'evictLabels' | 'queue' | 'item' | 'labels' | 'labelsOf' | 'labelled' | 'saveCalibration' | 'calibrations', StatementSync>;
   #closed = false;
+  /** Rows of review_items, kept here: `addItem` runs for every scored answer and must not count the table each time. */
+  #items = 0;
 
   constructor(options: ReviewStoreOptions) {
     this.#o = options;
@@ -84,6 +86,7 @@ export class ReviewStore {
       saveCalibration: p('INSERT INTO calibrations (metric, judge, body) VALUES (?, ?, ?) ON CONFLICT (metric, judge) DO UPDATE SET body = excluded.body'),
       calibrations: p('SELECT body FROM calibrations ORDER BY metric, judge'),
     };
+    this.#items = Number((this.#st.countItems.get() as { n: number }).n);
     if (options.registry) {
       const registers = [options.registry];
       this.#evictions = new Counter({ name: 'ragwatch_store_evictions_total', help: 'Rows evicted from the embedded store at its limits (store.maxReviewItems, store.maxLabels), by table.', labelNames: ['table'], registers });
@@ -112,8 +115,13 @@ export class ReviewStore {
     if (this.#closed) return;
     const r = this.#st.insertItem.run(item.tripletId, item.createdMs, item.band, item.needsReview ? 1 : 0, JSON.stringify(item));
     if (Number(r.changes) === 0) return;
-    const over = Number((this.#st.countItems.get() as { n: number }).n) - this.#o.maxItems;
-    if (over > 0) this.#evictions?.inc({ table: 'review_items' }, Number(this.#st.evictItems.run(over).changes));
+    this.#items++;
+    const over = this.#items - this.#o.maxItems;
+    if (over > 0) {
+      const evicted = Number(this.#st.evictItems.run(over).changes);
+      this.#items -= evicted;
+      this.#evictions?.inc({ table: 'review_items' }, evicted);
+    }
   }
 
   /** The answer held under an id. */

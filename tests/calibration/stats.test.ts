@@ -10,18 +10,7 @@ import { fitIsotonic, isotonicPredict } from '../../src/calibration/isotonic.ts'
 import { auc, brier, ece, kappa, spearman } from '../../src/calibration/measures.ts';
 import { fitPlatt, plattPredict } from '../../src/calibration/platt.ts';
 import type { LabelledScore } from '../../src/calibration/types.ts';
-
-/** Deterministic uniform [0,1) (mulberry32). */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { rng } from '../helpers/rng.ts';
 
 /** n answers with uniform scores and human labels drawn from P(good | s) = link(s). */
 function simulate(n: number, link: (s: number) => number, seed: number): LabelledScore[] {

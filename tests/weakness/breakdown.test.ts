@@ -5,17 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { benjaminiHochberg, breakdown, type Observation } from '../../src/weakness/breakdown.ts';
-
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { rng } from '../helpers/rng.ts';
 
 /** 12 × 11 cells × 40 answers, scores ~ clip(N(mean, 0.15)); the planted cell has `plantedMean`. */
 function simulate(seed: number, plantedMean?: number): Observation[] {
