@@ -16,6 +16,7 @@ import { startHttpServers } from './server/http-servers.ts';
 import { createIngestApp } from './server/ingest-app.ts';
 import { recordIngestOutcome } from './server/ingest-metrics.ts';
 import { listen, type RunningServer } from './server/serve.ts';
+import { SamplingTopics, sharedSamplingTopics } from './weakness/sampling-topics.ts';
 
 /** A running `ragwatch start`. */
 export interface RunningApp {
@@ -47,7 +48,10 @@ export async function startApp(config: RagwatchConfig, logger: Logger = silentLo
     quality.onRecord(record, triplet);
     prober?.observe(record, triplet);
   };
-  const pipeline = new Pipeline({ config, instruments, onRecord, ...(options.judge ? { judge: options.judge } : {}), role, logger, forwardSpans });
+  // Sampling by topic: the scoring process's own model; a collector reads the shared one from Kafka.
+  const shared = role === 'collector' ? sharedSamplingTopics(config, logger) : undefined;
+  const topicOf = shared?.topics.topicOf ?? new SamplingTopics(() => quality.topics?.model).topicOf;
+  const pipeline = new Pipeline({ config, instruments, onRecord, ...(options.judge ? { judge: options.judge } : {}), role, logger, forwardSpans, topicOf });
   // Probes are asked from the process that scores their traces (one per deployment: never the collectors).
   if (role === 'all') {
     prober = await createProber(config, { registry: instruments.registry, logger, judge: pipeline.judge, recordsPerTrace: pipeline.companion ? 2 : 1, notifier: quality.notifier });
@@ -97,6 +101,7 @@ export async function startApp(config: RagwatchConfig, logger: Logger = silentLo
         await otlp.close();
         await pipeline.shutdown();
         await quality.shutdown();
+        await shared?.shutdown();
         await servers.close();
       })()),
   };

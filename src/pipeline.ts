@@ -44,6 +44,8 @@ export interface PipelineOptions {
   /** Companion judge; default from `config.judge.embedded.alongside` ({@link createCompanionJudge}). */
   companion?: Judge;
   sampler?: Sampler;
+  /** `sampling.strata.by: topic`: the question's topic id (see `createSampler`). */
+  topicOf?: (query: string) => string | undefined;
   instruments?: Instruments;
   /** Receives every ScoreRecord. */
   onRecord?: (record: ScoreRecord, triplet: SampledTriplet) => void;
@@ -122,7 +124,7 @@ export class Pipeline {
     const { config } = options;
     this.config = config;
     this.instruments = options.instruments ?? createInstruments(instrumentsOptionsFromConfig(config));
-    this.sampler = options.sampler ?? createSampler(config.sampling);
+    this.sampler = options.sampler ?? createSampler(config.sampling, options.topicOf ? { topicOf: options.topicOf } : {});
     this.judge = options.judge ?? createJudge(config, { instruments: this.instruments });
     this.companion = options.companion ?? createCompanionJudge(config);
     const kafkaKind = config.transport.kind === 'kafka';

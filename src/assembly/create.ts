@@ -9,6 +9,7 @@ import type { RagwatchConfig } from '../config/schema.ts';
 import { silentLogger, type Logger } from '../log.ts';
 import { createInstruments } from '../metrics/instruments.ts';
 import { instrumentsOptionsFromConfig } from '../metrics/quality.ts';
+import { sharedSamplingTopics } from '../weakness/sampling-topics.ts';
 import { Pipeline } from '../pipeline.ts';
 import { createMetricsApp } from '../server/api-app.ts';
 import { listen, type RunningServer } from '../server/serve.ts';
@@ -30,7 +31,8 @@ export async function startAssembler(config: RagwatchConfig, logger: Logger = si
   const section = config.transport.kafka;
   const instruments = createInstruments(instrumentsOptionsFromConfig(config));
   // The collectors redacted every string of the records with the same policy: not a second time here.
-  const pipeline = new Pipeline({ config, instruments, role: 'collector', logger, spansRedacted: true });
+  const shared = sharedSamplingTopics(config, logger);
+  const pipeline = new Pipeline({ config, instruments, role: 'collector', logger, spansRedacted: true, ...(shared ? { topicOf: shared.topics.topicOf } : {}) });
   const triplets = pipeline.producer as KafkaTripletProducer;
   const graceMs = config.server.shutdownGraceMs;
   const dlq = new BufferedKafkaProducer({ kafka: createKafka(section, logger), topic: section.topics.dlq, compression: section.producer.compression, requestTimeoutMs: section.producer.requestTimeoutMs, logger });
@@ -61,6 +63,7 @@ export async function startAssembler(config: RagwatchConfig, logger: Logger = si
       (stopping ??= (async () => {
         await consumer.shutdown(() => pipeline.capture.forceFlush());
         await pipeline.shutdown();
+        await shared?.shutdown();
         await dlq.shutdown(1_000);
         await http.close();
       })()),

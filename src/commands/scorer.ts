@@ -9,6 +9,7 @@ import { QualityMonitor, configSummary, instrumentsOptionsFromConfig } from '../
 import { Pipeline } from '../pipeline.ts';
 import { openReviewStore } from '../store/create.ts';
 import { LabelBus } from '../store/label-bus.ts';
+import { TopicModelBus } from '../weakness/topic-bus.ts';
 import { createKafka } from '../transport/kafka-client.ts';
 import { startHttpServers } from '../server/http-servers.ts';
 import { kafkaRoleSetup, stopOnSignals } from './lifecycle.ts';
@@ -34,6 +35,10 @@ server.httpPort.`,
     const labelBus = review ? new LabelBus({ kafka: createKafka(config.transport.kafka, logger, '-labels'), section: config.transport.kafka, store: review, logger }) : undefined;
     void labelBus?.start();
     const quality = new QualityMonitor({ config, instruments, logger, ...(review ? { review } : {}) });
+    // Every replica uses the same topics: the earliest fit of each generation, shared on the topic-models topic.
+    const topicBus = quality.topics ? new TopicModelBus({ kafka: createKafka(config.transport.kafka, logger, '-topics'), section: config.transport.kafka, onModel: (m) => quality.topics?.offer(m), logger }) : undefined;
+    if (topicBus) quality.weakness.publish = (m) => topicBus.publish(m);
+    void topicBus?.start();
     const pipeline = new Pipeline({ config, instruments, onRecord: quality.onRecord, role: 'scorer', logger });
     const servers = await startHttpServers(config.server, { registry: instruments.registry, ready: () => pipeline.ready, quality, summary: () => configSummary(config) }, logger);
     const { http } = servers;
@@ -50,6 +55,7 @@ server.httpPort.`,
       shutdown: async () => {
         await pipeline.shutdown();
         await labelBus?.shutdown();
+        await topicBus?.shutdown();
         await quality.shutdown();
         await servers.close();
       },

@@ -12,12 +12,10 @@ import { loadConfig } from '../config/load.ts';
 import { ConfigError } from '../errors.ts';
 import { loadEmbeddingModel } from '../judges/embedded/model.ts';
 import { scoreRecordSchema, tripletSchema } from '../triplet.ts';
-import { breakdown, type Cell, type Observation } from '../weakness/breakdown.ts';
+import { describeCell, weaknessCells, type ScoredAnswer } from '../weakness/cells.ts';
 import { queryType } from '../weakness/query-type.ts';
 import { fitTopics } from '../weakness/topics.ts';
 import type { Command } from './types.ts';
-
-const pct = (v: number) => v.toFixed(2);
 
 export const weaknessesCommand: Command = {
   name: 'weaknesses',
@@ -63,36 +61,28 @@ Benjamini-Hochberg at 5 % over all cells, at least --min-count answers, its 95 %
     const { model, assignments } = fitTopics(answers.map((a) => a.triplet.query), vectors, k);
     const topicOf = (i: number) => `t${assignments[i]}`;
     const assigned = answers.map((a, i) => ({ tripletId: a.triplet.id, topic: topicOf(i), queryType: queryType(a.triplet.query) }));
-    const observations = new Map<string, { metric: string; judge: string; obs: Observation[] }>();
-    answers.forEach((a, i) => {
-      for (const rec of records.get(a.triplet.id) ?? []) {
-        for (const [metric, value] of Object.entries(rec.scores)) {
-          if (value === undefined) continue;
-          const key = `${metric}\u0000${rec.judge.kind}`;
-          let g = observations.get(key);
-          if (!g) observations.set(key, (g = { metric, judge: rec.judge.kind, obs: [] }));
-          g.obs.push({ value, weight: rec.weight, dims: { topic: assigned[i]!.topic, queryType: assigned[i]!.queryType, ...(a.triplet.route ? { route: a.triplet.route } : {}), ...(a.triplet.model ? { model: a.triplet.model } : {}) } });
-        }
-      }
-    });
-    const bivariate = new Set(config.calibration.labelMetrics.groundedness ?? []);
-    const cells: Array<Cell & { metric: string; judge: string }> = [];
-    for (const g of [...observations.values()].sort((a, b) => a.metric.localeCompare(b.metric))) {
-      const dims: string[][] = [['topic'], ['queryType'], ['route'], ['model'], ...(bivariate.has(g.metric) ? [['topic', 'queryType']] : [])];
-      for (const by of dims) cells.push(...breakdown(g.obs, by, { minCount }).map((c) => ({ metric: g.metric, judge: g.judge, ...c })));
-    }
+    const scored: ScoredAnswer[] = answers.flatMap((a, i) =>
+      (records.get(a.triplet.id) ?? []).map((rec) => ({
+        tripletId: a.triplet.id,
+        judge: rec.judge.kind,
+        weight: rec.weight,
+        scores: rec.scores,
+        dims: { topic: assigned[i]!.topic, queryType: assigned[i]!.queryType, ...(a.triplet.route ? { route: a.triplet.route } : {}), ...(a.triplet.model ? { model: a.triplet.model } : {}) },
+      })),
+    );
+    const cells = weaknessCells(scored, { bivariateMetrics: config.weakness.bivariateMetrics, minCount }).map(({ worst: _worst, ...c }) => c);
     const topics = model.labels.map((label, i) => ({ id: `t${i}`, label, n: assignments.filter((a) => a === i).length }));
     if (values.json) {
       process.stdout.write(`${JSON.stringify({ topics, cells, assignments: assigned })}\n`);
       return;
     }
-    const label = (d: Record<string, string>) => Object.entries(d).map(([k2, v]) => (k2 === 'topic' ? `topic "${topics.find((t) => t.id === v)?.label ?? v}"` : `${k2} ${v}`)).join(' × ');
+    const topicLabel = (id: string) => topics.find((t) => t.id === id)?.label;
     const flagged = cells.filter((c) => c.flagged);
     const lines = [
       `${answers.length} answers, ${topics.length} topics: ${topics.map((t) => `${t.id} "${t.label}" (${t.n})`).join(', ')}`,
       '',
       flagged.length > 0 ? `flagged (worse than the rest, BH q ≤ 0.05, n ≥ ${minCount}):` : `no cell is flagged (BH q ≤ 0.05, n ≥ ${minCount})`,
-      ...flagged.map((c) => `  ${c.metric} (${c.judge}) on ${label(c.dimensions)}: ${pct(c.mean)} [${pct(c.ciLow)}, ${pct(c.ciHigh)}], n = ${c.n}, the rest ${c.restMean === null ? 'n/a' : pct(c.restMean)}`),
+      ...flagged.map((c) => `  ${c.metric} (${c.judge}) ${describeCell(c, topicLabel)}`),
     ];
     process.stdout.write(`${lines.join('\n')}\n`);
   },

@@ -70,6 +70,8 @@ export interface ActiveAlert {
   firingSinceMs?: number;
   lastTrueMs: number;
   diagnosis: string;
+  /** The metric's worst flagged weakness-map cell, when one is flagged (docs/weaknesses.md). */
+  weakness?: string;
 }
 
 /** Options of {@link AlertEvaluator}; `rules` and `windows` are required. */
@@ -88,6 +90,8 @@ export interface AlertEvaluatorOptions {
   /** Evaluation interval, milliseconds (also sets Alertmanager `endsAt`). Default 15000. */
   intervalMs?: number;
   now?: () => number;
+  /** Names the metric's worst flagged weakness-map cell (all services), for the annotation and the diagnosis. */
+  weakestCell?: (metric: string, judge: string) => string | undefined;
 }
 
 const NO_DIAGNOSIS = 'no diagnosis: the component metrics are within their thresholds or not measured';
@@ -144,7 +148,8 @@ export class AlertEvaluator {
         const current = this.#active.get(key);
         if (!holds) continue;
         seen.add(key);
-        const diagnosis = this.diagnosisFor(agg.judge, agg.service, rule.windowMs).map((d) => d.text).join('; ') || NO_DIAGNOSIS;
+        const weakness = this.#o.weakestCell?.(rule.metric, agg.judge);
+        const diagnosis = [...this.diagnosisFor(agg.judge, agg.service, rule.windowMs).map((d) => d.text), ...(weakness ? [`weakest: ${rule.metric} ${weakness}`] : [])].join('; ') || NO_DIAGNOSIS;
         const alert: ActiveAlert = current ?? {
           name: alertName(rule.metric),
           metric: rule.metric,
@@ -160,6 +165,8 @@ export class AlertEvaluator {
           diagnosis,
         };
         Object.assign(alert, { value: agg.mean!, samples: n, lastTrueMs: now, diagnosis });
+        if (weakness) alert.weakness = weakness;
+        else delete alert.weakness;
         this.#active.set(key, alert);
         if (alert.state === 'pending' && now - alert.activeSinceMs >= rule.forMs) {
           alert.state = 'firing';
@@ -215,6 +222,7 @@ export class AlertEvaluator {
       annotations.examples = `${this.#o.examplesUrl}/examples?metric=${alert.metric}&below=${rule.threshold}&service=${encodeURIComponent(alert.service)}`;
     }
     if (rule.runbookUrl) annotations.runbook_url = rule.runbookUrl;
+    if (alert.weakness) annotations.weakness = `${alert.metric} ${alert.weakness}`;
     return {
       status,
       labels: { alertname: alert.name, metric: alert.metric, judge: alert.judge, service: alert.service, severity: alert.severity, source: 'ragwatch' },

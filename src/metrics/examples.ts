@@ -32,6 +32,8 @@ export interface ExamplesQuery {
   /** With `metric`: only scores strictly below this. */
   below?: number;
   service?: string;
+  /** Only these triplets (the weakness page's worst answers of a cell). */
+  ids?: readonly string[];
   /** Newest first, at most this many. Default 20, capped at the buffer size. */
   limit?: number;
 }
@@ -83,6 +85,7 @@ export class ExamplesBuffer {
     for (let i = 1; i <= this.#ring.length && out.length < limit; i++) {
       const e = this.#ring[(this.#next - i + this.#ring.length * 2) % this.#ring.length]!;
       if (q.service !== undefined && e.record.service !== q.service) continue;
+      if (q.ids !== undefined && !q.ids.includes(e.record.tripletId)) continue;
       if (q.metric !== undefined) {
         const v = e.record.scores[q.metric as keyof ScoreRecord['scores']];
         if (v === undefined || (q.below !== undefined && !(v < q.below))) continue;

@@ -13,10 +13,8 @@ import type { Logger } from '../log.ts';
 import { loadCalibrationFile } from '../config/load-calibration.ts';
 import { reviewItemOf } from '../store/create.ts';
 import type { ReviewStore } from '../store/review-store.ts';
-import { loadEmbeddingModel } from '../judges/embedded/model.ts';
-import { LiveTopics } from '../weakness/live-topics.ts';
-import { queryType } from '../weakness/query-type.ts';
-import type { WeaknessView } from '../server/weaknesses-page.ts';
+import type { LiveTopics } from '../weakness/live-topics.ts';
+import { WeaknessMonitor, type WeaknessView } from '../weakness/monitor.ts';
 import { AlertEvaluator, alertRulesFromConfig, type ActiveAlert, type MetricAlertRule } from './evaluator.ts';
 import { ExamplesBuffer } from './examples.ts';
 import type { InstrumentsOptions, Instruments } from './instruments.ts';
@@ -56,6 +54,8 @@ export interface QualityMonitorOptions {
   review?: ReviewStore;
   /** Logs refits. */
   logger?: Logger;
+  /** The weakness map's cells are recomputed at most this often, milliseconds. Default 5000. */
+  weaknessCacheMs?: number;
 }
 
 /** What `/api/status` reports about quality. */
@@ -76,8 +76,8 @@ export class QualityMonitor {
   readonly notifier: AlertNotifier;
   /** Calibrated means and review shares (`calibration.file`); absent without one. */
   readonly calibration: CalibrationMonitor | undefined;
-  /** Live question topics (`weakness.topics`). */
-  readonly topics: LiveTopics | undefined;
+  /** The live weakness map (question types, topics, cells and flags). */
+  readonly weakness: WeaknessMonitor;
   /** Refits the calibration from the review store's labels; absent without a store. */
   readonly refitter: Refitter | undefined;
   /** The review store, when open. */
@@ -85,7 +85,6 @@ export class QualityMonitor {
   readonly #config: RagwatchConfig;
   readonly #instruments: Instruments;
   readonly #now: () => number;
-  readonly #byType: ScoreWindows;
   #shutdown: Promise<void> | undefined;
 
   constructor(options: QualityMonitorOptions) {
@@ -101,19 +100,6 @@ export class QualityMonitor {
     this.windows = new ScoreWindows({ retentionMs: Math.max(windowMs, ...this.rules.map((r) => r.windowMs)), ...(options.now ? { now: options.now } : {}) });
     const windows = this.windows;
     const score = { windows, windowMs, registry: instruments.registry, labelNames: ['metric', 'judge', 'service'] as const };
-    // Per question type (docs/weaknesses.md): at most metrics × judges × 11 types; the type rides in the service slot.
-    this.#byType = new ScoreWindows({ retentionMs: windowMs, ...(options.now ? { now: options.now } : {}) });
-    const byType = this.#byType;
-    new Gauge({
-      name: 'ragwatch_score_by_query_type_mean_ratio',
-      help: `Weighted mean score over metrics.windowMs (${windowMs} ms) by metric, judge and question type (what, who, when, where, why, how, yes_no, comparison, list, numeric, other); absent when none was scored.`,
-      labelNames: ['metric', 'judge', 'query_type'],
-      registers,
-      collect() {
-        this.reset();
-        for (const a of byType.aggregate(windowMs)) if (a.mean !== undefined) this.set({ metric: a.metric, judge: a.judge, query_type: a.service }, a.mean);
-      },
-    });
     windowGauge({ ...score, name: 'ragwatch_score_mean_ratio', help: `Weighted mean score over the rolling window (metrics.windowMs = ${windowMs} ms), by metric, judge kind and service; absent when nothing was scored in the window.` });
     windowGauge({ ...score, name: 'ragwatch_score_window_samples', help: `Judged samples (unweighted) in the rolling window (metrics.windowMs = ${windowMs} ms), by metric, judge kind and service.`, value: (a) => a.samples });
     const threshold = new Gauge({ name: 'ragwatch_threshold_ratio', help: 'Configured alert/diagnosis threshold of each metric (alerts.metrics.<metric>.threshold).', labelNames: ['metric'], registers });
@@ -128,6 +114,14 @@ export class QualityMonitor {
         ? undefined
         : new CalibrationMonitor({ models: cal.file === undefined ? [] : loadCalibrationFile(cal.file), registry: instruments.registry, windowMs, retentionMs, ...(options.now ? { now: options.now } : {}) });
     const { alerts } = config;
+    this.weakness = new WeaknessMonitor({
+      config,
+      registry: instruments.registry,
+      ...(review ? { store: review } : {}),
+      ...(options.logger ? { logger: options.logger } : {}),
+      ...(options.now ? { now: options.now } : {}),
+      ...(options.weaknessCacheMs !== undefined ? { cacheMs: options.weaknessCacheMs } : {}),
+    });
     const notifier = (this.notifier = alertNotifier(config, instruments.registry));
     this.evaluator = new AlertEvaluator({
       rules: this.rules,
@@ -139,26 +133,19 @@ export class QualityMonitor {
       notifier,
       examplesUrl: examplesBaseUrl(config),
       intervalMs: alerts.evaluationIntervalMs,
+      weakestCell: (metric, judge) => this.weakness.worstCell(metric, judge),
       ...(options.now ? { now: options.now } : {}),
     });
     this.refitter =
       review && this.calibration
         ? new Refitter({ store: review, monitor: this.calibration, labelMetrics: cal.labelMetrics, thresholds, alpha: cal.alpha, minLabels: cal.minLabels, intervalMs: cal.refitIntervalMs, minNewLabels: cal.refitMinNewLabels, ...(options.logger ? { logger: options.logger } : {}) })
         : undefined;
-    this.topics = config.weakness.topics
-      ? new LiveTopics({
-          embedder: () => loadEmbeddingModel(config.judge.embedded.threads),
-          registry: instruments.registry,
-          windowMs,
-          topicCount: config.weakness.topicCount,
-          warmupQueries: config.weakness.warmupQueries,
-          maxPending: config.weakness.maxPending,
-          ...(review ? { store: review } : {}),
-          ...(options.logger ? { logger: options.logger } : {}),
-          ...(options.now ? { now: options.now } : {}),
-        })
-      : undefined;
     this.examples = new ExamplesBuffer({ maxRecords: config.metrics.examplesMaxRecords, maxTextChars: config.metrics.examplesMaxTextChars, thresholds });
+  }
+
+  /** Live question topics (`weakness.topics`). */
+  get topics(): LiveTopics | undefined {
+    return this.weakness.topics;
   }
 
   /** The configuration it was built from (read-only). */
@@ -170,7 +157,7 @@ export class QualityMonitor {
   start(): void {
     if (this.#config.alerts.evaluate) this.evaluator.start();
     this.refitter?.start();
-    this.topics?.start();
+    this.weakness.start();
   }
 
   /** The scorer's `onRecord` sink. Never throws. */
@@ -186,11 +173,7 @@ export class QualityMonitor {
     }
     this.calibration?.observe(record, service);
     this.examples.add(record, triplet);
-    if (triplet) {
-      this.topics?.observe(record, service, triplet.query);
-      const type = queryType(triplet.query);
-      for (const [metric, value] of Object.entries(record.scores)) if (value !== undefined) this.#byType.add({ metric, judge: record.judge.kind, service: type }, value, record.weight);
-    }
+    if (triplet) this.weakness.observe(record, triplet);
     if (this.review && triplet) {
       const c = this.#config;
       const undecided = (metric: string, judge: string, score: number) => this.calibration?.setOf(metric, judge, score) === 'both';
@@ -203,16 +186,9 @@ export class QualityMonitor {
     }
   };
 
-  /** The weakness page's data: means per topic and per question type over `metrics.windowMs`. */
+  /** The weakness page's data over `metrics.windowMs`. */
   weaknessView(): WeaknessView {
-    const windowMs = this.#config.metrics.windowMs;
-    return {
-      windowMs,
-      thresholds: Object.fromEntries(this.rules.map((r) => [r.metric, r.threshold])),
-      topics: this.topics?.model?.labels.map((label, i) => ({ id: `t${i}`, label })) ?? [],
-      byTopic: this.topics?.aggregate(windowMs) ?? [],
-      byType: this.#byType.aggregate(windowMs),
-    };
+    return this.weakness.view(Object.fromEntries(this.rules.map((r) => [r.metric, r.threshold])));
   }
 
   /** Current means, alerts and diagnosis. */
@@ -233,7 +209,7 @@ export class QualityMonitor {
     return (this.#shutdown ??= (async () => {
       await this.evaluator.shutdown();
       await this.refitter?.shutdown();
-      await this.topics?.shutdown();
+      await this.weakness.shutdown();
       await this.review?.shutdown();
     })());
   }

@@ -10,22 +10,30 @@ import type { RagwatchConfig } from '../config/schema.ts';
 /** Every probe triplet is judged (weight 1, its own stratum): probes are few, and each one is evidence. */
 const PROBE_DECISION = { sampled: true, sampling: { weight: 1, stratum: 'probe', rule: 'probe' } } as const;
 
+/** What the configured sampler may need from its process. */
+export interface SamplerContext {
+  /** `strata.by: topic`: the question's topic id by the shared topic model's words (cheap), undefined before a model is known. */
+  topicOf?: (query: string) => string | undefined;
+}
+
 /** The sampler described by the `sampling` config section; probe triplets always pass. */
-export function createSampler(config: RagwatchConfig['sampling']): Sampler {
-  const inner = configuredSampler(config);
+export function createSampler(config: RagwatchConfig['sampling'], context: SamplerContext = {}): Sampler {
+  const inner = configuredSampler(config, context);
   return {
     shouldSample: (triplet, nowMs) => (triplet.origin === 'probe' ? PROBE_DECISION : inner.shouldSample(triplet, nowMs)),
     toString: () => `Probes+${inner.toString()}`,
   };
 }
 
-function configuredSampler(config: RagwatchConfig['sampling']): Sampler {
+function configuredSampler(config: RagwatchConfig['sampling'], context: SamplerContext): Sampler {
   const strata = new StratifiedSampler({
     by: config.strata.by,
     ...(config.strata.attribute !== undefined ? { attribute: config.strata.attribute } : {}),
     rates: config.strata.rates,
     quotasPerMinute: config.strata.quotasPerMinute,
     defaultRate: config.rate,
+    ...(context.topicOf ? { topicOf: context.topicOf } : {}),
+    ...(config.strata.eachQuotaPerMinute !== undefined ? { eachQuotaPerMinute: config.strata.eachQuotaPerMinute } : {}),
   });
   if (config.rules.length === 0) return strata;
   return new RulesSampler({ rules: config.rules, fallback: strata, feedback: config.feedback });

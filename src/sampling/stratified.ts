@@ -9,7 +9,7 @@ import type { Sampler, SamplingDecision } from './types.ts';
 import type { Triplet } from '../triplet.ts';
 
 /** Which label defines the strata. */
-export type StratumLabel = 'none' | 'route' | 'model' | 'service' | 'attribute';
+export type StratumLabel = 'none' | 'route' | 'model' | 'service' | 'attribute' | 'topic';
 
 /** Options of {@link StratifiedSampler}; all optional. */
 export interface StratifiedSamplerOptions {
@@ -23,6 +23,10 @@ export interface StratifiedSamplerOptions {
   quotasPerMinute?: Readonly<Record<string, number>>;
   /** Rate of `other` (and of `all` when `by` is `none`), in [0, 1]. Default 1. */
   defaultRate?: number;
+  /** `by: topic`: the question's topic id (`t3`), undefined while no topic model is known. Must be cheap: it runs per triplet. */
+  topicOf?: (query: string) => string | undefined;
+  /** `by: topic`: judged triplets per minute of every topic not listed in `rates`/`quotasPerMinute` (each topic its own stratum). */
+  eachQuotaPerMinute?: number;
 }
 
 const MINUTE_MS = 60_000;
@@ -46,6 +50,8 @@ export class StratifiedSampler implements Sampler {
   readonly #rates: ReadonlyMap<string, number>;
   readonly #quotas: ReadonlyMap<string, number>;
   readonly #defaultRate: number;
+  readonly #topicOf: ((query: string) => string | undefined) | undefined;
+  readonly #eachQuota: number | undefined;
   readonly #windows = new Map<string, QuotaWindow>();
 
   constructor(options: StratifiedSamplerOptions = {}) {
@@ -54,6 +60,8 @@ export class StratifiedSampler implements Sampler {
     this.#rates = new Map(Object.entries(options.rates ?? {}).map(([k, v]) => [k, clampRate(v)]));
     this.#quotas = new Map(Object.entries(options.quotasPerMinute ?? {}).filter(([, q]) => q > 0));
     this.#defaultRate = clampRate(options.defaultRate ?? 1);
+    this.#topicOf = options.topicOf;
+    this.#eachQuota = options.eachQuotaPerMinute !== undefined && options.eachQuotaPerMinute > 0 ? options.eachQuotaPerMinute : undefined;
   }
 
   /** The stratum a triplet falls in (a configured value, `other`, or `all`). */
@@ -61,12 +69,14 @@ export class StratifiedSampler implements Sampler {
     if (this.#by === 'none') return 'all';
     const value = this.#labelValue(triplet);
     if (value !== undefined && (this.#rates.has(value) || this.#quotas.has(value))) return value;
+    // Topic ids are bounded (weakness.topicCount + other), so each is a stratum of its own.
+    if (this.#by === 'topic' && value !== undefined) return value;
     return 'other';
   }
 
   shouldSample(triplet: Triplet, nowMs: number = Date.now()): SamplingDecision {
     const stratum = this.stratumOf(triplet);
-    const quota = this.#quotas.get(stratum);
+    const quota = this.#quotas.get(stratum) ?? (this.#by === 'topic' && !this.#rates.has(stratum) ? this.#eachQuota : undefined);
     const rate = quota === undefined ? (this.#rates.get(stratum) ?? this.#defaultRate) : this.#quotaRate(stratum, quota, nowMs);
     const rule = quota === undefined ? (this.#by === 'none' ? 'rate' : 'stratum_rate') : 'stratum_quota';
     if (rate <= 0 || unitHash(triplet.traceId) >= rate) return { sampled: false, rule };
@@ -107,6 +117,8 @@ export class StratifiedSampler implements Sampler {
         return triplet.model;
       case 'service':
         return triplet.service;
+      case 'topic':
+        return this.#topicOf?.(triplet.query);
       case 'attribute': {
         const v = this.#attribute === undefined ? undefined : triplet.attributes?.[this.#attribute];
         return v === undefined ? undefined : String(v);

@@ -8,6 +8,7 @@
 import { Hono } from 'hono';
 import type { Registry } from 'prom-client';
 import type { QualityMonitor } from '../metrics/quality.ts';
+import type { ExamplesQuery } from '../metrics/examples.ts';
 import { mountReview } from './review-routes.ts';
 import { renderWeaknessesPage } from './weaknesses-page.ts';
 import { OPENMETRICS_CONTENT_TYPE, openMetrics, wantsOpenMetrics } from '../metrics/openmetrics.ts';
@@ -30,8 +31,8 @@ export interface ApiAppOptions {
 /** Largest `limit` accepted by `/api/examples`. */
 const MAX_LIMIT = 200;
 
-function parseQuery(q: (key: string) => string | undefined): { metric?: string; below?: number; service?: string; limit: number } | string {
-  const out: { metric?: string; below?: number; service?: string; limit: number } = { limit: 20 };
+function parseQuery(q: (key: string) => string | undefined): ExamplesQuery | string {
+  const out: ExamplesQuery = { limit: 20 };
   const metric = q('metric');
   if (metric !== undefined && metric !== '') {
     if (!/^[a-z][a-z0-9_]{0,63}$/.test(metric)) return 'metric must be a metric name like "groundedness"';
@@ -45,6 +46,12 @@ function parseQuery(q: (key: string) => string | undefined): { metric?: string; 
   }
   const service = q('service');
   if (service !== undefined && service !== '') out.service = service;
+  const ids = q('ids');
+  if (ids !== undefined && ids !== '') {
+    const list = ids.split(',');
+    if (list.length > MAX_LIMIT || list.some((id) => id.length === 0 || id.length > 128)) return `ids must be at most ${MAX_LIMIT} comma-separated triplet ids`;
+    out.ids = list;
+  }
   const limit = q('limit');
   if (limit !== undefined && limit !== '') {
     const n = Number(limit);
@@ -92,7 +99,7 @@ function mountUi(app: Hono, quality: QualityMonitor, options: Pick<ApiAppOptions
   app.use('/review', guard);
   app.use('/calibration', guard);
   app.use('/weaknesses', guard);
-  app.get('/weaknesses', (c) => c.html(renderWeaknessesPage(quality.weaknessView()), 200, { 'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'", 'X-Content-Type-Options': 'nosniff', 'Cache-Control': 'no-store' }));
+  app.get('/weaknesses', (c) => c.html(renderWeaknessesPage(quality.weaknessView(), /^[a-z][a-z0-9_]{0,63}$/.test(c.req.query('metric') ?? '') ? c.req.query('metric') : undefined), 200, { 'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'", 'X-Content-Type-Options': 'nosniff', 'Cache-Control': 'no-store' }));
   const { calibration } = quality.settings;
   mountReview(app, quality.review, { questions: calibration.questions, concepts: [...new Set([...Object.keys(calibration.questions), ...Object.keys(calibration.labelMetrics)])], calibration: quality.calibration, refitter: quality.refitter });
   const thresholds = Object.fromEntries(quality.rules.map((r) => [r.metric, r.threshold]));

@@ -13,7 +13,19 @@ export interface TopicModel {
   centroids: number[][];
   /** Names: the topic's most distinctive words. */
   labels: string[];
+  /** Each topic's most distinctive words with their c-TF-IDF weights (the cheap, model-free assignment the sampler uses). */
+  keywords?: Array<Record<string, number>>;
+  /** A question whose cosine to its nearest centroid is below this falls in `other` (the 2nd percentile of the fitted questions'). */
+  otherBelow?: number;
+  /** 1 for the first fit, +1 per re-clustering. */
+  generation?: number;
+  /** When and by which process it was fitted (replicas agree on the earliest of a generation). */
+  fittedAtMs?: number;
+  fitter?: string;
 }
+
+/** The topic of questions that fit no topic. */
+export const OTHER_TOPIC = 'other';
 
 const STOP = new Set(
   'a an the of in on at to for from by with and or but is are was were be been being do does did has have had what which who whom whose when where why how that this these those it its as into than then there their they he she his her him them we you your i me my not no yes can could will would should may might must shall about after before between during over under up down out off again more most some any all each other such only own same so too very just also which one two first second last name named called'.split(' '),
@@ -35,18 +47,50 @@ function rng(seed: string): () => number {
   return () => createHash('sha256').update(`${seed}:${counter++}`).digest().readUInt32BE(0) / 2 ** 32;
 }
 
-/** Index of the nearest centroid (highest cosine). */
-export function nearest(centroids: readonly number[][], v: readonly number[]): number {
-  let best = 0;
-  let bestSim = -Infinity;
+/** Index of the nearest centroid (highest cosine) and that cosine. */
+export function nearestWithSimilarity(centroids: readonly number[][], v: readonly number[]): { index: number; similarity: number } {
+  let index = 0;
+  let similarity = -Infinity;
   centroids.forEach((c, i) => {
     const s = dot(c, v);
-    if (s > bestSim) {
-      bestSim = s;
+    if (s > similarity) {
+      similarity = s;
+      index = i;
+    }
+  });
+  return { index, similarity };
+}
+
+/** Index of the nearest centroid (highest cosine). */
+export function nearest(centroids: readonly number[][], v: readonly number[]): number {
+  return nearestWithSimilarity(centroids, v).index;
+}
+
+/** The topic id of an embedded question: `t<i>` of its nearest centroid, or `other` when it is far from all. */
+export function assignTopic(model: TopicModel, v: readonly number[]): { topic: string; similarity: number } {
+  const { index, similarity } = nearestWithSimilarity(model.centroids, unit(v));
+  return { topic: model.otherBelow !== undefined && similarity < model.otherBelow ? OTHER_TOPIC : `t${index}`, similarity };
+}
+
+/**
+ * The topic by words alone — the sum of the question's words' c-TF-IDF weights per topic, highest
+ * wins, `other` when no word is known. Microseconds and no model, so the sampler can stratify by it.
+ */
+export function lexicalTopic(model: TopicModel, question: string): string {
+  const kw = model.keywords;
+  if (!kw) return OTHER_TOPIC;
+  const ws = words(question);
+  let best = -1;
+  let bestScore = 0;
+  kw.forEach((k, i) => {
+    let s = 0;
+    for (const w of ws) s += k[w] ?? 0;
+    if (s > bestScore) {
+      bestScore = s;
       best = i;
     }
   });
-  return best;
+  return best < 0 ? OTHER_TOPIC : `t${best}`;
 }
 
 /** Spherical k-means with k-means++ seeding; returns unit centroids and the assignments. */
@@ -87,6 +131,11 @@ const words = (text: string) => (text.toLowerCase().match(/[\p{L}][\p{L}\p{N}'-]
 
 /** Class-based TF-IDF names: the `top` most distinctive words of each topic's documents. */
 export function ctfidfLabels(docs: readonly string[], assignments: readonly number[], topics: number, top = 3): string[] {
+  return ctfidf(docs, assignments, topics).map((ranked) => ranked.slice(0, top).map(([w]) => w).join(' ') || 'other');
+}
+
+/** Each topic's words ranked by class-based TF-IDF, highest first. */
+function ctfidf(docs: readonly string[], assignments: readonly number[], topics: number): Array<Array<readonly [string, number]>> {
   const tf = Array.from({ length: topics }, () => new Map<string, number>());
   const all = new Map<string, number>();
   let totalWords = 0;
@@ -101,14 +150,7 @@ export function ctfidfLabels(docs: readonly string[], assignments: readonly numb
   const avg = totalWords / Math.max(1, topics);
   return tf.map((m) => {
     const size = [...m.values()].reduce((a, b) => a + b, 0) || 1;
-    return (
-      [...m.entries()]
-        .map(([w, f]) => [w, (f / size) * Math.log(1 + avg / all.get(w)!)] as const)
-        .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
-        .slice(0, top)
-        .map(([w]) => w)
-        .join(' ') || 'other'
-    );
+    return [...m.entries()].map(([w, f]) => [w, (f / size) * Math.log(1 + avg / all.get(w)!)] as const).sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]));
   });
 }
 
@@ -130,5 +172,66 @@ export function fitTopics(questions: readonly string[], embeddings: readonly num
     }
   }
   const { centroids, assignments } = best!;
-  return { model: { centroids, labels: ctfidfLabels(questions, assignments, centroids.length) }, assignments };
+  const ranked = ctfidf(questions, assignments, centroids.length);
+  const sims = embeddings.map((v, i) => dot(unit(v), centroids[assignments[i]!]!)).sort((a, b) => a - b);
+  const model: TopicModel = {
+    centroids,
+    labels: ranked.map((r) => r.slice(0, 3).map(([w]) => w).join(' ') || 'other'),
+    keywords: ranked.map((r) => Object.fromEntries(r.slice(0, KEYWORDS).map(([w, v]) => [w, Number(v.toPrecision(4))]))),
+    otherBelow: sims[Math.floor(sims.length * 0.02)] ?? -1,
+  };
+  return { model, assignments };
+}
+
+/** Words kept per topic for the lexical assignment. */
+const KEYWORDS = 30;
+
+/** What a re-clustering changed, by topic id. */
+export interface TopicChanges {
+  /** Ids whose cluster persisted (centroid cosine ≥ the match cut), with old and new names. */
+  kept: Array<{ id: string; label: string; previous: string }>;
+  /** Ids now holding a different cluster. */
+  replaced: Array<{ id: string; label: string; previous: string }>;
+}
+
+/**
+ * Orders a fresh fit's topics so that a cluster which persisted keeps its id: greedy matching of
+ * centroid pairs by cosine, highest first, down to `matchAbove`; unmatched fresh topics take the ids
+ * left free. Ids stay within `t0…t(k−1)`, so the series stay bounded across re-clusterings.
+ */
+export function alignTopics(previous: TopicModel, fresh: TopicModel, matchAbove = 0.8): { model: TopicModel; changes: TopicChanges } {
+  const pairs: Array<[number, number, number]> = [];
+  previous.centroids.forEach((p, i) => fresh.centroids.forEach((f, j) => pairs.push([dot(p, f), i, j])));
+  pairs.sort((a, b) => b[0] - a[0]);
+  const slotOf = new Map<number, number>();
+  const taken = new Set<number>();
+  for (const [sim, i, j] of pairs) {
+    if (sim < matchAbove) break;
+    if (taken.has(i) || slotOf.has(j)) continue;
+    slotOf.set(j, i);
+    taken.add(i);
+  }
+  const kept = new Set(taken);
+  let free = 0;
+  for (let j = 0; j < fresh.centroids.length; j++) {
+    if (slotOf.has(j)) continue;
+    while (taken.has(free)) free++;
+    slotOf.set(j, free);
+    taken.add(free);
+  }
+  const size = Math.max(...slotOf.values()) + 1;
+  const centroids = new Array<number[]>(size);
+  const labels = new Array<string>(size);
+  const keywords = new Array<Record<string, number>>(size);
+  for (const [j, slot] of slotOf) {
+    centroids[slot] = fresh.centroids[j]!;
+    labels[slot] = fresh.labels[j]!;
+    keywords[slot] = fresh.keywords?.[j] ?? {};
+  }
+  const changes: TopicChanges = { kept: [], replaced: [] };
+  for (let slot = 0; slot < size; slot++) {
+    if (previous.labels[slot] === undefined) continue;
+    (kept.has(slot) ? changes.kept : changes.replaced).push({ id: `t${slot}`, label: labels[slot]!, previous: previous.labels[slot]! });
+  }
+  return { model: { ...fresh, centroids, labels, keywords }, changes };
 }

@@ -1,6 +1,7 @@
 /**
- * `/weaknesses`: behind the token; per question type (and topic, once fitted) each metric's weighted
- * mean, red below its threshold and faded under 20 answers; escaped; a Chromium screenshot for the docs.
+ * `/weaknesses`: behind the token; the flagged cells first with links to their worst answers; per
+ * question type (and topic, once fitted) each metric's weighted mean, coloured by its threshold,
+ * outlined when flagged, faded under weakness.minCount answers; escaped; a Chromium screenshot for the docs.
  */
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -24,7 +25,7 @@ describe('/weaknesses', () => {
   beforeAll(async () => {
     const config = loadConfig({ env: {}, overrides: { metrics: { processMetrics: false }, weakness: { topics: false } } });
     const instruments = createInstruments(instrumentsOptionsFromConfig(config));
-    quality = new QualityMonitor({ config, instruments });
+    quality = new QualityMonitor({ config, instruments, weaknessCacheMs: 0 });
     let n = 0;
     const feed = (query: string, score: number, times: number) => {
       for (let i = 0; i < times; i++) {
@@ -47,10 +48,16 @@ describe('/weaknesses', () => {
     const url = `http://127.0.0.1:${server.port}/weaknesses`;
     expect((await fetch(url)).status).toBe(401);
     const html = await (await fetch(url, { headers: { authorization: `Bearer ${TOKEN}` } })).text();
-    const row = (type: string) => new RegExp(`<th scope="row">${type}</th><td class="([^"]+)"[^>]*>([\\d.]+)`).exec(html);
-    expect(row('who')?.slice(1)).toEqual(['low', '0.50']);
-    expect(row('when')?.slice(1)).toEqual(['ok', '0.95']);
-    expect(row('why')?.slice(1)).toEqual(['ok few', '0.90']);
+    const row = (type: string) => new RegExp(`<th scope="row">${type}</th><td(?: class="([^"]+)")? style="background:hsl\\((\\d+)[^"]*"[^>]*>([\\d.]+)`).exec(html);
+    // who: 0.50 < threshold 0.80 (red hue 0), flagged against the rest (0.95); when: above (green); why: too few answers (faded).
+    expect(row('who')?.slice(1)).toEqual(['flag', '0', '0.50']);
+    expect(row('when')?.[1]).toBeUndefined();
+    expect(Number(row('when')?.[2])).toBeGreaterThan(90);
+    expect(row('when')?.[3]).toBe('0.95');
+    expect(row('why')?.slice(1, 2)).toEqual(['few']);
+    expect(html).toMatch(/<li><b>grounding_lexical<\/b> <span class="meta">embedded<\/span> on question type who: <b>0\.50<\/b> \[0\.50, 0\.50\], n = 25; the rest 0\.95 <a href="examples\?metric=grounding_lexical&amp;ids=w\d+,w\d+,w\d+">worst answers<\/a><\/li>/);
+    const { examples } = (await (await fetch(`http://127.0.0.1:${server.port}/api/examples?ids=w0,w1,w30`, { headers: { authorization: `Bearer ${TOKEN}` } })).json()) as { examples: Array<{ record: { tripletId: string } }> };
+    expect(examples.map((e) => e.record.tripletId).sort()).toEqual(['w0', 'w1']);
     expect(html).toContain('Topics appear once weakness.warmupQueries questions were seen');
     expect(html).not.toContain('<b>x</b>');
   });
@@ -62,7 +69,8 @@ describe('/weaknesses', () => {
     try {
       const page = await browser.newPage();
       expect((await page.goto(`http://127.0.0.1:${server.port}/weaknesses`))?.status()).toBe(200);
-      expect(await page.locator('td.low').count()).toBe(1);
+      expect(await page.locator('td.flag').count()).toBe(1);
+      expect(await page.locator('ol.flags li').count()).toBe(1);
       mkdirSync(join(ROOT, 'tests/.artifacts'), { recursive: true });
       await page.screenshot({ path: join(ROOT, 'tests/.artifacts/weaknesses-page.png'), fullPage: true });
     } finally {

@@ -63,7 +63,7 @@ function sectionFor(brokers: string[], topicPrefix: string, overrides: Partial<K
     ...base,
     brokers,
     groupId: `${topicPrefix}-group`,
-    topics: { spans: `${topicPrefix}.spans`, triplets: `${topicPrefix}.triplets`, scores: `${topicPrefix}.scores`, dlq: `${topicPrefix}.dlq`, labels: `${topicPrefix}.labels` },
+    topics: { spans: `${topicPrefix}.spans`, triplets: `${topicPrefix}.triplets`, scores: `${topicPrefix}.scores`, dlq: `${topicPrefix}.dlq`, labels: `${topicPrefix}.labels`, topicModels: `${topicPrefix}.topics` },
     producer: { ...base.producer, lingerMs: 5 },
     consumer: { ...base.consumer, sessionTimeoutMs: 6_000, heartbeatIntervalMs: 500, ...overrides },
   };

@@ -38,17 +38,20 @@ const rule = z
 /** Stratified sampling: a rate or a per-minute quota per value of one bounded label. */
 const strata = z
   .object({
-    /** Label that defines strata: `none` (one stratum "all"), `route`, `model`, `service` or `attribute`. */
-    by: z.enum(['none', 'route', 'model', 'service', 'attribute']).default('none'),
+    /** Label that defines strata: `none` (one stratum "all"), `route`, `model`, `service`, `attribute`, or `topic` (the question's topic, each topic a stratum: docs/weaknesses.md). */
+    by: z.enum(['none', 'route', 'model', 'service', 'attribute', 'topic']).default('none'),
     /** Span attribute name when `by: attribute`. */
     attribute: z.string().min(1).optional(),
     /** Rate per stratum value (0 < rate ≤ 1); values not listed fall in `other` at `sampling.rate`. */
     rates: z.record(z.string(), z.number().gt(0).max(1)).default({}),
     /** Judged triplets per minute per stratum value (adaptive rate, weight = 1/estimated rate). */
     quotasPerMinute: z.record(z.string(), z.number().int().positive()).default({}),
+    /** With `by: topic`: judged triplets per minute of every topic not listed above, so a niche topic is judged as often as a dominant one. Default none (unlisted topics at `sampling.rate`). */
+    eachQuotaPerMinute: z.number().int().positive().optional(),
   })
   .strict()
   .refine((s) => s.by !== 'attribute' || s.attribute !== undefined, { message: '`attribute` is required when `by: attribute`' })
+  .refine((s) => s.eachQuotaPerMinute === undefined || s.by === 'topic', { message: '`eachQuotaPerMinute` needs `by: topic` (other labels are unbounded)' })
   .refine((s) => Object.keys(s.rates).length + Object.keys(s.quotasPerMinute).length <= 50, { message: 'at most 50 strata (bounded label)' });
 
 /** Scoring budget, enforced at the scorer (shed triplets are counted as dropped{stage="scorer",reason="budget_*"}). */

@@ -131,6 +131,8 @@ export const transportSection = z
             dlq: z.string().default('ragwatch.triplets.dlq'),
             /** Human labels with their answers' scores, shared by every scorer replica; compacted, key = triplet id + label concept. Default `ragwatch.labels.v1`. */
             labels: z.string().default('ragwatch.labels.v1'),
+            /** Question-topic models, so every scorer replica (and a collector stratifying by topic) uses the same topics; compacted, key = generation + fitter. Default `ragwatch.topics.v1`. */
+            topicModels: z.string().default('ragwatch.topics.v1'),
           })
           .strict()
           .prefault({}),
