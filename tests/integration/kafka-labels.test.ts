@@ -14,7 +14,7 @@ import { haveKcat, startKafkaMock, type KafkaMock } from '../helpers/kafka-mock.
 import { waitFor } from '../helpers/process.ts';
 import { roleConfig, sendTraces, startRole, type RoleProcess } from './kafka-process.ts';
 
-describe.skipIf(!haveKcat('tests/integration/kafka-labels.test.ts'))('labels topic: scorer replicas converge on one calibration', () => {
+describe.skipIf(!haveKcat('tests/integration/kafka-labels.test.ts'))('labels and topic-models topics: scorer replicas converge on one calibration and one set of topics', () => {
   let mock: KafkaMock;
   const procs: RoleProcess[] = [];
   const dir = mkdtempSync(join(tmpdir(), 'ragwatch-kafka-labels-'));
@@ -27,10 +27,10 @@ describe.skipIf(!haveKcat('tests/integration/kafka-labels.test.ts'))('labels top
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('labels given on either replica reach both, and both fit the same calibration', async () => {
+  it('labels given on either replica reach both, both fit the same calibration, and both use the same topics', async () => {
     const prefix = `lbl-${randomUUID().slice(0, 8)}`;
     const base = roleConfig(mock.brokers, prefix);
-    const scorerConfig = (name: string) => ({ ...base, store: { dataDir: join(dir, name) }, calibration: { refitIntervalMs: 500, refitMinNewLabels: 1, minLabels: 30 } });
+    const scorerConfig = (name: string) => ({ ...base, store: { dataDir: join(dir, name) }, calibration: { refitIntervalMs: 500, refitMinNewLabels: 1, minLabels: 30 }, weakness: { warmupQueries: 20, topicCount: 3 } });
     const [collector, a, b] = await Promise.all([startRole('collector', base), startRole('scorer', scorerConfig('a')), startRole('scorer', scorerConfig('b'))]);
     procs.push(collector!, a!, b!);
     await waitFor(async () => (await fetch(`${a!.apiUrl}/readyz`)).status === 200 && (await fetch(`${b!.apiUrl}/readyz`)).status === 200, 40_000, 200);
@@ -61,5 +61,12 @@ describe.skipIf(!haveKcat('tests/integration/kafka-labels.test.ts'))('labels top
     const strip = (c: { calibrations: CalibrationModel[] }) => c.calibrations.map(({ fittedAt: _f, ...m }) => m);
     expect(strip(both.ca)).toEqual(strip(both.cb));
     expect(both.ca.calibrations[0]).toMatchObject({ metric: 'grounding_lexical', judge: 'embedded', labelMetric: 'groundedness', n: 90 });
+    // Each replica saw ≥ 20 questions and may have fitted topics of its own; both end on the earliest fit.
+    const topics = async (url: string) => (await (await fetch(`${url}/metrics`)).text()).split('\n').filter((l) => l.startsWith('ragwatch_topic_info{')).sort();
+    const same = await waitFor(async () => {
+      const [ta, tb] = [await topics(a!.apiUrl), await topics(b!.apiUrl)];
+      return ta.length === 3 && ta.join() === tb.join() ? ta : undefined;
+    }, 30_000, 500);
+    expect(same).toHaveLength(3);
   }, 180_000);
 });

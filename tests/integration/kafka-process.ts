@@ -108,7 +108,7 @@ export function roleConfig(brokers: string[], prefix: string, kafka: Record<stri
         assembly: 'local',
         assemblerCommitIntervalMs: 500,
         connectionTimeoutMs: 500,
-        topics: { spans: `${prefix}.spans.v1`, triplets: `${prefix}.triplets.v1`, scores: `${prefix}.scores.v1`, dlq: `${prefix}.triplets.dlq`, labels: `${prefix}.labels.v1` },
+        topics: { spans: `${prefix}.spans.v1`, triplets: `${prefix}.triplets.v1`, scores: `${prefix}.scores.v1`, dlq: `${prefix}.triplets.dlq`, labels: `${prefix}.labels.v1`, topicModels: `${prefix}.topics.v1` },
         producer: { lingerMs: 5, maxRetryBackoffMs: 300, ...producer },
         consumer: { sessionTimeoutMs: 6_000, heartbeatIntervalMs: 500, fetchMaxWaitMs: 200, ...consumer },
         ...rest,
