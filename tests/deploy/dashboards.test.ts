@@ -43,6 +43,9 @@ const EMPTY_ON_START: Record<string, string> = {
  */
 const PRECISION = 'ragwatch_probe_judge_precision_ratio';
 
+/** Flagged weakness cells exist only where some cell is worse than the rest of the traffic. */
+const FLAGGED = 'ragwatch_weakness_flagged';
+
 function emptyReason(expr: string): string | undefined {
   return Object.entries(EMPTY_ON_START).find(([metric]) => expr.includes(metric))?.[1];
 }
@@ -118,13 +121,15 @@ describe('live: ragwatch start (chart test-alert config; and an LLM-judge instan
   const demos: ChildProcess[] = [];
   let prometheus: LoopbackProcess | undefined;
   const scratch = scratchDir('ragwatch-dashboards-');
+  let uiUrl = '';
 
   beforeAll(async () => {
     if (!enabled) return;
     // The ragwatch config and rules exactly as docs/deploy.md's test alert installs them.
     const objects = helmTemplate(['-f', join(ROOT, 'helm', 'examples', 'test-alert.values.yaml')]);
     const cm = ofKind<K8sObject & { data: Record<string, string> }>(objects, 'ConfigMap').find((c) => c.metadata.name.endsWith('-config'))!;
-    const configFile = scratch.write('ragwatch.yaml', cm.data['ragwatch.yaml']!);
+    // Plus topics after 60 questions (default 500; the demo asks 300 distinct ones), so the topic panels have data.
+    const configFile = scratch.write('ragwatch.yaml', { ...(parse(cm.data['ragwatch.yaml']!) as object), weakness: { warmupQueries: 60, topicCount: 6 } });
     const rules = spawnSync(process.execPath, [BIN, 'rules', '-c', configFile], { cwd: ROOT, encoding: 'utf8' });
     expect(rules.status, rules.stderr).toBe(0);
     const rulesFile = scratch.write('rules.yml', rules.stdout);
@@ -144,6 +149,7 @@ describe('live: ragwatch start (chart test-alert config; and an LLM-judge instan
     // A saved calibration of the embedded grounding_lexical (docs/calibration.md), so the calibration row has data.
     const calibrationFile = join(scratch.dir, 'calibration.json');
     saveCalibrationFile(calibrationFile, [{ metric: 'grounding_lexical', judge: 'embedded', labelMetric: 'groundedness', map: { method: 'platt', a: -6, b: 3 }, conformal: { alpha: 0.1, qhat: 0.7, n: 200 }, n: 1000, brier: 0.15, fittedAt: new Date().toISOString() }]);
+    uiUrl = `http://127.0.0.1:${httpPort}`;
     ragwatch = spawnRagwatch(['start', '-c', configFile], { ...env(otlpPort, httpPort), RAGWATCH_PROBE_SUITES: suiteFile, RAGWATCH_CALIBRATION_FILE: calibrationFile, RAGWATCH_DATA_DIR: join(scratch.dir, 'data') });
     ragwatchLlm = spawnRagwatch(['start', '-c', llmConfigFile], env(llmOtlpPort, llmHttpPort));
     for (const port of [httpPort, llmHttpPort]) await waitFor(async () => (await fetch(`http://127.0.0.1:${port}/readyz`)).ok, 30_000, 200);
@@ -184,6 +190,13 @@ describe('live: ragwatch start (chart test-alert config; and an LLM-judge instan
         const recall = await promQuery(prometheus!.url, 'max(ragwatch_probe_judge_recall_ratio)');
         if (recall.length !== 1 || Number(recall[0]!.value[1]) !== 0) failures.push(`${q.panel}: no precision although some wrong probe answer was flagged (recall ${JSON.stringify(recall)})`);
         else expectedEmpty.push(`${q.panel}: precision undefined — the judge flagged no probe answer (recall 0)`);
+        continue;
+      }
+      if (expr.includes(FLAGGED) && (await promQuery(prometheus!.url, expr)).length === 0) {
+        // Consistent only if ragwatch itself flags no cell of the metric (its /weaknesses page, loopback: no token needed).
+        const page = await (await fetch(`${uiUrl}/weaknesses`)).text();
+        if (page.includes(`<li><b>${SUBST.metric}</b>`)) failures.push(`${q.panel}: no flagged series although /weaknesses flags a ${SUBST.metric} cell`);
+        else expectedEmpty.push(`${q.panel}: no ${SUBST.metric} cell is worse than the rest of the demo traffic`);
         continue;
       }
       let result: unknown[];
