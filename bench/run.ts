@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import type { Figure } from './lib.ts';
 
 /** Benches in run order: file under bench/ (without .ts). */
-const BENCHES = ['processor', 'ingest', 'judges', 'scorer-throughput', 'kafka-produce', 'split-assembly', 'overload', 'calibration'];
+const BENCHES = ['processor', 'ingest', 'judges', 'scorer-throughput', 'kafka-produce', 'split-assembly', 'overload', 'calibration', 'weakness'];
 
 /** Targets from the performance issue: figure → check on the emitted line. */
 const TARGETS: Record<string, { describe: string; ok: (f: Figure) => boolean }> = {
@@ -28,6 +28,8 @@ const TARGETS: Record<string, { describe: string; ok: (f: Figure) => boolean }> 
   kafka_produce_ratio_vs_raw: { describe: 'ratio >= 0.8', ok: (f) => f.ratio !== null && f.ratio >= 0.8 },
   split_assembly_ratio_vs_local: { describe: 'ratio >= 0.5', ok: (f) => f.ratio !== null && f.ratio >= 0.5 },
   calibration_cost_ratio_vs_judge: { describe: 'ratio <= 0.01', ok: (f) => f.ratio !== null && f.ratio <= 0.01 },
+  topic_assign_ratio_vs_judge: { describe: 'ratio <= 0.05', ok: (f) => f.ratio !== null && f.ratio <= 0.05 },
+  sampling_topic_us_per_triplet: { describe: 'value < 20 us', ok: (f) => f.value < 20 },
 };
 
 const quick = process.argv.includes('--quick');

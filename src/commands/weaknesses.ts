@@ -10,11 +10,11 @@ import { parseArgs } from 'node:util';
 import { readJsonLines, scoreLabelled, type LabelledTriplet } from '../calibration/label-file.ts';
 import { loadConfig } from '../config/load.ts';
 import { ConfigError } from '../errors.ts';
-import { loadEmbeddingModel } from '../judges/embedded/model.ts';
+import { sharedEmbedder } from '../judges/embedded/cached-embedder.ts';
 import { scoreRecordSchema, tripletSchema } from '../triplet.ts';
 import { describeCell, weaknessCells, type ScoredAnswer } from '../weakness/cells.ts';
 import { queryType } from '../weakness/query-type.ts';
-import { fitTopics } from '../weakness/topics.ts';
+import { embedQuestions, fitTopics } from '../weakness/topics.ts';
 import type { Command } from './types.ts';
 
 export const weaknessesCommand: Command = {
@@ -56,8 +56,8 @@ Benjamini-Hochberg at 5 % over all cells, at least --min-count answers, its 95 %
     if (answers.length === 0) throw new ConfigError(`ragwatch weaknesses: ${file} holds no answer`, ['FILE']);
     const { records } = await scoreLabelled(answers, config);
     // The shared model pool: its idle workers are unref'd, so the command exits when done.
-    const embedder = await loadEmbeddingModel(config.judge.embedded.threads);
-    const vectors = await embedder.embed(answers.map((a) => a.triplet.query));
+    const embedder = await sharedEmbedder(config.judge.embedded.threads);
+    const vectors = await embedQuestions(embedder, answers.map((a) => a.triplet.query));
     const { model, assignments } = fitTopics(answers.map((a) => a.triplet.query), vectors, k);
     const topicOf = (i: number) => `t${assignments[i]}`;
     const assigned = answers.map((a, i) => ({ tripletId: a.triplet.id, topic: topicOf(i), queryType: queryType(a.triplet.query) }));

@@ -46,11 +46,11 @@ interface Moments {
   n: number;
 }
 
-const add = (m: Moments, o: Observation) => {
-  m.w += o.weight;
-  m.w2 += o.weight * o.weight;
-  m.sum += o.weight * o.value;
-  m.sumSq += o.weight * o.value * o.value;
+const add = (m: Moments, weight: number, value: number) => {
+  m.w += weight;
+  m.w2 += weight * weight;
+  m.sum += weight * value;
+  m.sumSq += weight * value * value;
   m.n++;
 };
 const minus = (a: Moments, b: Moments): Moments => ({ w: a.w - b.w, w2: a.w2 - b.w2, sum: a.sum - b.sum, sumSq: a.sumSq - b.sumSq, n: a.n - b.n });
@@ -76,19 +76,22 @@ export function benjaminiHochberg(p: readonly number[]): number[] {
 }
 
 /** Cells of `observations` grouped by the dimension names `by` (one for marginal, two for bivariate). */
-export function breakdown(observations: readonly Observation[], by: readonly string[], options: BreakdownOptions = {}): Cell[] {
+export function breakdown(observations: readonly Observation[], by: readonly string[], options?: BreakdownOptions): Cell[];
+/** The same over any items, reading each one's value with `valueOf` (no copies of large windows). */
+export function breakdown<T extends Omit<Observation, 'value'>>(observations: readonly T[], by: readonly string[], options: BreakdownOptions, valueOf: (o: T) => number | undefined): Cell[];
+export function breakdown<T extends Omit<Observation, 'value'>>(observations: readonly T[], by: readonly string[], options: BreakdownOptions = {}, valueOf: (o: T) => number | undefined = (o) => (o as unknown as Observation).value): Cell[] {
   const minCount = options.minCount ?? 20;
   const fdr = options.fdr ?? 0.05;
   const total: Moments = { w: 0, w2: 0, sum: 0, sumSq: 0, n: 0 };
   const groups = new Map<string, { dims: Record<string, string>; m: Moments }>();
   for (const o of observations) {
-    if (!Number.isFinite(o.value) || !(o.weight > 0) || by.some((d) => o.dims[d] === undefined)) continue;
-    add(total, o);
-    const dims = Object.fromEntries(by.map((d) => [d, o.dims[d]!]));
-    const key = JSON.stringify(dims);
+    const value = valueOf(o);
+    if (value === undefined || !Number.isFinite(value) || !(o.weight > 0) || by.some((d) => o.dims[d] === undefined)) continue;
+    add(total, o.weight, value);
+    const key = by.length === 1 ? o.dims[by[0]!]! : by.map((d) => o.dims[d]).join('\u0000');
     let g = groups.get(key);
-    if (!g) groups.set(key, (g = { dims, m: { w: 0, w2: 0, sum: 0, sumSq: 0, n: 0 } }));
-    add(g.m, o);
+    if (!g) groups.set(key, (g = { dims: Object.fromEntries(by.map((d) => [d, o.dims[d]!])), m: { w: 0, w2: 0, sum: 0, sumSq: 0, n: 0 } }));
+    add(g.m, o.weight, value);
   }
   const cells = [...groups.values()].map(({ dims, m }) => {
     const c = stats(m);

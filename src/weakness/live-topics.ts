@@ -16,7 +16,7 @@ import type { SentenceEmbedder } from '../judges/types.ts';
 import { silentLogger, type Logger } from '../log.ts';
 import type { ReviewStore } from '../store/review-store.ts';
 import { fitTopicsOffThread } from './fit.ts';
-import { alignTopics, assignTopic, OTHER_TOPIC, type TopicModel } from './topics.ts';
+import { alignTopics, assignTopic, embedQuestions, OTHER_TOPIC, type TopicModel } from './topics.ts';
 
 /** Options of {@link LiveTopics}. */
 export interface LiveTopicsOptions {
@@ -183,7 +183,7 @@ export class LiveTopics {
     try {
       const model = this.#model!;
       const queries = [...new Set(batch.map((b) => b.query))];
-      const vectors = await (await this.#o.embedder()).embed(queries);
+      const vectors = await embedQuestions(await this.#o.embedder(), queries);
       const topicOf = new Map(queries.map((q, i) => [q, assignTopic(model, vectors[i]!).topic]));
       for (const b of batch) b.done(topicOf.get(b.query));
       for (const q of fresh) this.#remember(q);
@@ -211,7 +211,7 @@ export class LiveTopics {
 
   async #fit(reason: 'warmup' | 'drift'): Promise<void> {
     const questions = [...this.#recent];
-    const embeddings = await (await this.#o.embedder()).embed(questions);
+    const embeddings = await embedQuestions(await this.#o.embedder(), questions);
     let model: TopicModel = { ...(await fitTopicsOffThread({ questions, embeddings, k: this.#o.topicCount })), generation: (this.#model?.generation ?? 0) + 1, fittedAtMs: (this.#o.now ?? Date.now)(), fitter: this.#fitter };
     const logger = this.#o.logger ?? silentLogger;
     if (this.#stopped) return;

@@ -7,7 +7,7 @@
  */
 import type { Registry } from 'prom-client';
 import type { RagwatchConfig } from '../config/schema.ts';
-import { loadEmbeddingModel } from '../judges/embedded/model.ts';
+import { sharedEmbedder } from '../judges/embedded/cached-embedder.ts';
 import type { Logger } from '../log.ts';
 import type { ReviewStore } from '../store/review-store.ts';
 import type { SampledTriplet, ScoreRecord } from '../triplet.ts';
@@ -56,7 +56,7 @@ export class WeaknessMonitor {
     this.map = new LiveWeaknessMap({ registry, windowMs: config.metrics.windowMs, maxAnswers: w.maxAnswers, bivariateMetrics: w.bivariateMetrics, minCount: w.minCount, fdr: w.fdr, ...(options.cacheMs !== undefined ? { cacheMs: options.cacheMs } : {}), ...now });
     this.topics = w.topics
       ? new LiveTopics({
-          embedder: () => loadEmbeddingModel(config.judge.embedded.threads),
+          embedder: () => sharedEmbedder(config.judge.embedded.threads),
           registry,
           topicCount: w.topicCount,
           warmupQueries: w.warmupQueries,

@@ -6,6 +6,8 @@
  * @module
  */
 import { createHash } from 'node:crypto';
+import { splitSentences } from '../judges/sentences.ts';
+import type { SentenceEmbedder } from '../judges/types.ts';
 
 /** A fitted topic model. */
 export interface TopicModel {
@@ -40,6 +42,23 @@ const unit = (v: readonly number[]) => {
   const n = Math.sqrt(dot(v, v));
   return n === 0 ? [...v] : v.map((x) => x / n);
 };
+
+/**
+ * Question vectors: the normalised mean of the question's sentence vectors (its first 8 sentences) —
+ * the vectors the embedded judge computes for the same question, so a shared cache serves both.
+ */
+export async function embedQuestions(embedder: SentenceEmbedder, questions: readonly string[]): Promise<number[][]> {
+  const sentences = questions.map((q) => {
+    const s = splitSentences(q).slice(0, 8);
+    return s.length > 0 ? s : [q];
+  });
+  const flat = await embedder.embed(sentences.flat());
+  let at = 0;
+  return sentences.map((s) => {
+    const vs = flat.slice(at, (at += s.length));
+    return unit(vs[0]!.map((_, j) => vs.reduce((sum, v) => sum + v[j]!, 0)));
+  });
+}
 
 /** Deterministic uniform [0,1) numbers from a seed. */
 function rng(seed: string): () => number {
@@ -77,20 +96,36 @@ export function assignTopic(model: TopicModel, v: readonly number[]): { topic: s
  * wins, `other` when no word is known. Microseconds and no model, so the sampler can stratify by it.
  */
 export function lexicalTopic(model: TopicModel, question: string): string {
-  const kw = model.keywords;
-  if (!kw) return OTHER_TOPIC;
-  const ws = words(question);
+  const index = wordIndex(model);
+  if (!index) return OTHER_TOPIC;
+  const score = new Float64Array(model.labels.length);
   let best = -1;
-  let bestScore = 0;
-  kw.forEach((k, i) => {
-    let s = 0;
-    for (const w of ws) s += k[w] ?? 0;
-    if (s > bestScore) {
-      bestScore = s;
-      best = i;
+  for (const w of words(question)) {
+    for (const [topic, weight] of index.get(w) ?? []) {
+      score[topic] += weight;
+      if (best < 0 || score[topic]! > score[best]!) best = topic;
     }
-  });
+  }
   return best < 0 ? OTHER_TOPIC : `t${best}`;
+}
+
+/** Word → [topic, weight] of a model's keywords, built once per model. */
+const indexes = new WeakMap<TopicModel, Map<string, Array<[number, number]>>>();
+function wordIndex(model: TopicModel): Map<string, Array<[number, number]>> | undefined {
+  if (!model.keywords) return undefined;
+  let index = indexes.get(model);
+  if (!index) {
+    index = new Map();
+    for (const [topic, kw] of model.keywords.entries()) {
+      for (const [w, weight] of Object.entries(kw)) {
+        const list = index.get(w) ?? [];
+        list.push([topic, weight]);
+        index.set(w, list);
+      }
+    }
+    indexes.set(model, index);
+  }
+  return index;
 }
 
 /** Spherical k-means with k-means++ seeding; returns unit centroids and the assignments. */
@@ -99,15 +134,19 @@ export function kmeans(vectors: readonly number[][], k: number, seed = 'ragwatch
   const kk = Math.max(1, Math.min(k, xs.length));
   const random = rng(seed);
   const centroids: number[][] = [xs[Math.floor(random() * xs.length)]!];
+  // Each point's best cosine to the chosen centroids, updated with the newest only (O(n·k), not O(n·k²)).
+  const bestSim = xs.map((x) => dot(centroids[0]!, x));
   while (centroids.length < kk) {
     // D² seeding on the cosine distance.
-    const d = xs.map((x) => Math.max(0, 1 - Math.max(...centroids.map((c) => dot(c, x)))) ** 2);
+    const d = bestSim.map((s) => Math.max(0, 1 - s) ** 2);
     const total = d.reduce((a, b) => a + b, 0);
     if (total === 0) break;
     let r = random() * total;
     let i = 0;
     for (; i < d.length - 1 && r >= d[i]!; i++) r -= d[i]!;
-    centroids.push(xs[i]!);
+    const c = xs[i]!;
+    centroids.push(c);
+    xs.forEach((x, j) => (bestSim[j] = Math.max(bestSim[j]!, dot(c, x))));
   }
   let assignments = xs.map((x) => nearest(centroids, x));
   for (let it = 0; it < iterations; it++) {

@@ -7,7 +7,7 @@
  */
 import { RagwatchError, errorMessage } from '../../errors.ts';
 import type { MetricName, SampledTriplet, ScoreDetails } from '../../triplet.ts';
-import { BoundedCache, contentHash } from '../cache.ts';
+import { CachedEmbedder, sharedEmbedder } from './cached-embedder.ts';
 import { selfDistinctness, cosine } from '../self-distinctness.ts';
 import { splitSentences } from '../sentences.ts';
 import type { Judge, JudgeResult, SentenceEmbedder } from '../types.ts';
@@ -31,14 +31,14 @@ export class EmbeddedJudge implements Judge {
   readonly kind = 'embedded' as const;
   readonly #threshold: number;
   readonly #maxSentences: number;
-  readonly #vectors: BoundedCache<number[]>;
+  readonly #cacheSize: number | undefined;
   readonly #threads: number;
   #model: SentenceEmbedder | undefined;
 
   constructor(options: EmbeddedJudgeOptions = {}) {
     this.#threshold = options.similarityThreshold ?? 0.8;
     this.#maxSentences = options.maxSentences ?? 64;
-    this.#vectors = new BoundedCache(options.embeddingCacheSize ?? 10_000);
+    this.#cacheSize = options.embeddingCacheSize;
     this.#threads = options.threads ?? DEFAULT_EMBEDDING_THREADS;
   }
 
@@ -49,7 +49,8 @@ export class EmbeddedJudge implements Judge {
   async init(): Promise<void> {
     if (this.#model) return;
     // Loading also warms the model (kernels compiled, WASM memory sized), so the first score is not slow.
-    this.#model = await loadEmbeddingModel(this.#threads);
+    // The process-wide vector cache unless a size of its own is asked for.
+    this.#model = this.#cacheSize === undefined ? await sharedEmbedder(this.#threads) : new CachedEmbedder(await loadEmbeddingModel(this.#threads), this.#cacheSize);
   }
 
   async score(triplet: SampledTriplet): Promise<JudgeResult> {
@@ -63,7 +64,7 @@ export class EmbeddedJudge implements Judge {
       const query = splitSentences(triplet.query).slice(0, this.#maxSentences);
       const response = splitSentences(triplet.response).slice(0, this.#maxSentences);
       const sources = triplet.sources.flatMap((s) => splitSentences(s.content)).slice(0, this.#maxSentences);
-      const vectors = await this.#embed([...query, ...response, ...sources]);
+      const vectors = await this.#model!.embed([...query, ...response, ...sources]);
       const q = vectors.slice(0, query.length);
       const r = vectors.slice(query.length, query.length + response.length);
       const s = vectors.slice(query.length + response.length);
@@ -92,24 +93,6 @@ export class EmbeddedJudge implements Judge {
     } catch (err) {
       return { ok: false, retriable: false, error: new RagwatchError('RAGWATCH_JUDGE_FAILED', `embedded judge failed: ${errorMessage(err)}`, { cause: err }) };
     }
-  }
-
-  /** Embeds texts (bounded model calls), reusing cached vectors (retrieved chunks repeat across triplets). */
-  async #embed(texts: readonly string[]): Promise<number[][]> {
-    const keys = texts.map((t) => contentHash(t));
-    // Text → key of the texts not cached yet (a Map also removes repeats).
-    const missing = new Map<string, string>();
-    texts.forEach((t, i) => {
-      if (this.#vectors.get(keys[i]!) === undefined) missing.set(t, keys[i]!);
-    });
-    if (missing.size > 0) {
-      const fresh = await this.#model!.embed([...missing.keys()]);
-      [...missing.values()].forEach((key, i) => this.#vectors.set(key, fresh[i]!));
-    }
-    // Vectors of this call are looked up again; a tiny cache may have evicted some, so re-embed those.
-    const out: number[][] = [];
-    for (const [i, t] of texts.entries()) out.push(this.#vectors.get(keys[i]!) ?? (await this.#model!.embed([t]))[0]!);
-    return out;
   }
 
   shutdown(): Promise<void> {
