@@ -12,6 +12,8 @@ import { loadConfig } from '../../src/config/load.ts';
 import { createInstruments } from '../../src/metrics/instruments.ts';
 import { QualityMonitor, instrumentsOptionsFromConfig } from '../../src/metrics/quality.ts';
 import { createApiApp } from '../../src/server/api-app.ts';
+import { openReviewStore } from '../../src/store/create.ts';
+import { silentLogger } from '../../src/log.ts';
 import { listen, type RunningServer } from '../../src/server/serve.ts';
 import type { SampledTriplet, ScoreRecord } from '../../src/triplet.ts';
 import { haveBinaries, which } from '../helpers/prometheus.ts';
@@ -78,4 +80,64 @@ describe('/weaknesses', () => {
       rmSync(profile, { recursive: true, force: true });
     }
   }, 60_000);
+});
+
+/** Questions of four topics; the refund ones answered badly when they ask "how". */
+const TOPICS: Record<string, string[]> = {
+  refund: ['How do I get a refund for my order?', 'When will my refund arrive?', 'Why was my refund declined?', 'How long does a refund take to process?', 'Where do I request a refund?', 'How can I get my money back after a return?', 'Is a refund possible for a damaged item?', 'How do refunds for gift cards work?'],
+  shipping: ['How long does shipping to Canada take?', 'Which courier delivers my parcel?', 'Can I track my shipment?', 'What does express shipping cost?', 'Do you ship parcels to Norway?', 'Why is my parcel delivery late?', 'How do I change the shipping address?', 'Is shipping free above 50 euros?'],
+  password: ['How do I reset my password?', 'Why is my password rejected?', 'Can I change my password on mobile?', 'How long must a password be?', 'What happens after five wrong passwords?', 'Is two-factor login available?', 'Who can see my password?', 'When does a password reset link expire?'],
+  invoice: ['Where can I download my invoice?', 'Why is VAT missing on my invoice?', 'How do I change the company name on an invoice?', 'When is the invoice sent?', 'Can I get an invoice in English?', 'Who issues the invoice for marketplace orders?', 'How are invoice numbers assigned?', 'What currency is my invoice in?'],
+};
+
+describe('/weaknesses with live topics', () => {
+  it('fits topics from the traffic, flags the planted refund × how cell first with its worst answers, and draws the heat map and box plots', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ragwatch-weak-topics-'));
+    const config = loadConfig({ env: {}, overrides: { metrics: { processMetrics: false }, store: { dataDir: dir }, weakness: { topicCount: 4, warmupQueries: 32 }, judge: { embedded: { threads: 1 } } } });
+    const instruments = createInstruments(instrumentsOptionsFromConfig(config));
+    const review = await openReviewStore(config, instruments.registry, silentLogger);
+    const quality = new QualityMonitor({ config, instruments, weaknessCacheMs: 0, ...(review ? { review } : {}) });
+    let n = 0;
+    const feed = (query: string, score: number) => {
+      const id = `p${n++}`;
+      const t = { id, traceId: `${n}`.padStart(32, '8'), spanId: '0'.repeat(16), service: 'rag', timestamp: new Date().toISOString(), query, sources: [{ content: 'Refunds take 14 days.' }], response: 'It takes 30 days.', latency: { durationMs: 1 }, convention: 'custom', sampling: { weight: 1, stratum: 's', rule: 'r' } } as SampledTriplet;
+      quality.onRecord({ tripletId: id, traceId: t.traceId, service: 'rag', stratum: 's', weight: 1, timestamp: t.timestamp, judge: { kind: 'embedded' }, scores: { grounding_lexical: score, context_relevancy: 0.5 + (n % 5) / 20 }, skipped: {}, details: { claims: [], subQuestions: [], sources: [], redundantSentences: [] }, diagnosis: [], usage: { calls: 0, inputTokens: 0, outputTokens: 0, durationMs: 0 } } as ScoreRecord, t);
+    };
+    const all = Object.values(TOPICS).flat();
+    for (const q of all) feed(q, 0.9);
+    await quality.weakness.forceFlush();
+    expect(quality.topics!.model?.labels).toHaveLength(4);
+    for (let round = 0; round < 8; round++) {
+      for (const q of all) feed(q, TOPICS.refund!.includes(q) && q.startsWith('How') ? 0.35 + (round % 3) / 20 : 0.85 + ((n * 7) % 13) / 100);
+    }
+    await quality.weakness.forceFlush();
+    const server = await listen(createApiApp({ registry: instruments.registry, ready: () => true, quality, auth: { host: '127.0.0.1', apiToken: TOKEN } }), '127.0.0.1', 0);
+    try {
+      const html = await (await fetch(`http://127.0.0.1:${server.port}/weaknesses`, { headers: { authorization: `Bearer ${TOKEN}` } })).text();
+      const first = /<ol class="flags"><li>(.*?)<\/li>/.exec(html)?.[1] ?? '';
+      expect(first).toMatch(/^<b>grounding_lexical<\/b> <span class="meta">embedded<\/span> on topic &quot;[^&]*refund[^&]*&quot; × question type how: <b>0\.[34]\d<\/b>/);
+      expect(first).toMatch(/ids=p\d+,p\d+,p\d+">worst answers/);
+      expect(html).toContain('grounding_lexical (embedded): topic × question type');
+      expect(html).toContain('<svg role="img" aria-label="box plot per topic"');
+      if (haveBinaries('weaknesses page screenshot with topics', 'chromium')) {
+        const profile = mkdtempSync(join(tmpdir(), 'ragwatch-chromium-weak2-'));
+        const executablePath = existsSync('/usr/lib/chromium/chromium') ? '/usr/lib/chromium/chromium' : which('chromium')!;
+        const browser = await chromium.launchPersistentContext(profile, { executablePath, headless: true, viewport: { width: 1000, height: 700 }, extraHTTPHeaders: { authorization: `Bearer ${TOKEN}` }, args: ['--no-sandbox', '--disable-gpu', '--no-first-run'] });
+        try {
+          const page = await browser.newPage();
+          await page.goto(`http://127.0.0.1:${server.port}/weaknesses`);
+          expect(await page.locator('table.heat td.flag').count()).toBeGreaterThanOrEqual(1);
+          mkdirSync(join(ROOT, 'tests/.artifacts'), { recursive: true });
+          await page.screenshot({ path: join(ROOT, 'tests/.artifacts/weaknesses-page-topics.png'), fullPage: true });
+        } finally {
+          await browser.close();
+          rmSync(profile, { recursive: true, force: true });
+        }
+      }
+    } finally {
+      await server.close();
+      await quality.shutdown();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 90_000);
 });
