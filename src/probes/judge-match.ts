@@ -22,13 +22,19 @@ export function createJudgeMatch(config: RagwatchConfig, suite: ProbeSuite, file
   if (j.baseUrl === undefined) {
     throw new SuiteError(`probe suite ${file}: key "templates.${template.name}.match": "judge" asks the LLM judge, but config key "judge.baseUrl" is not set (an OpenAI-compatible endpoint)`, [`templates.${template.name}.match`, 'judge.baseUrl']);
   }
-  const { embeddings: _embeddings, embeddingModel: _embeddingModel, factCacheSize: _f, resultCacheSize: _r, ...llm } = j.llm;
-  const client = new LlmClient({ ...llm, model: j.model, baseUrl: j.baseUrl, ...(j.apiKey !== undefined ? { apiKey: j.apiKey } : {}) });
+  const client = llmClientOf(config);
   return async (query, answer) => {
     const usage = { calls: 0, inputTokens: 0, outputTokens: 0, durationMs: 0 };
     const r = await runStep(client, sameAnswerStep(query.query, query.truth, answer), usage);
     return r.ok ? r.value : undefined;
   };
+}
+
+/** A client of the configured judge endpoint (`judge.baseUrl`, model, key, limits); the caller checks that `judge.baseUrl` is set. */
+export function llmClientOf(config: RagwatchConfig): LlmClient {
+  const j = config.judge;
+  const { embeddings: _embeddings, embeddingModel: _embeddingModel, factCacheSize: _f, resultCacheSize: _r, ...llm } = j.llm;
+  return new LlmClient({ ...llm, model: j.model, baseUrl: j.baseUrl!, ...(j.apiKey !== undefined ? { apiKey: j.apiKey } : {}) });
 }
 
 /** True when a suite has a template graded by the judge. */

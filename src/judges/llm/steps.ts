@@ -43,7 +43,8 @@ function portable(node: unknown): unknown {
   return Object.fromEntries(Object.entries(node).filter(([k]) => !UNPORTABLE.has(k)).map(([k, v]) => [k, portable(v)]));
 }
 
-function toJsonSchema(schema: z.ZodType): Record<string, unknown> {
+/** The JSON schema of `schema` without the keywords strict structured output refuses. */
+export function toJsonSchema(schema: z.ZodType): Record<string, unknown> {
   return portable(z.toJSONSchema(schema)) as Record<string, unknown>;
 }
 
@@ -63,7 +64,8 @@ export function checkIds(what: string, expected: readonly string[], got: readonl
   return undefined;
 }
 
-function parseWith<T>(schema: z.ZodType<T>, content: string, check: (v: T) => string | undefined): { ok: true; value: T } | { ok: false; problem: string } {
+/** Parses a whole-message JSON answer against `schema`, then `check`; a string is the problem found. */
+export function parseWith<T>(schema: z.ZodType<T>, content: string, check: (v: T) => string | undefined): { ok: true; value: T } | { ok: false; problem: string } {
   // Only a whole-message JSON object is accepted (optionally fenced); JSON is never fished out of prose.
   const text = content.trim().replace(/^```(?:json)?\s*\n([\s\S]*)\n```$/u, '$1');
   let data: unknown;
@@ -81,7 +83,8 @@ function parseWith<T>(schema: z.ZodType<T>, content: string, check: (v: T) => st
   return problem ? { ok: false, problem } : { ok: true, value: parsed.data };
 }
 
-function messages(boundary: Boundary, task: string, data: string[], contract: string): ChatMessage[] {
+/** The system prompt and the user message of a step: task, untrusted data, tail reminder. */
+export function stepMessages(boundary: Boundary, task: string, data: string[], contract: string): ChatMessage[] {
   return [
     { role: 'system', content: systemPrompt(boundary) },
     { role: 'user', content: [`TASK: ${task}`, '', ...data, '', tailReminder(boundary, task, contract)].join('\n') },
@@ -117,7 +120,7 @@ export function decomposeStep(query: string, response: string, sources: Readonly
   return {
     name: 'decompose',
     boundary,
-    messages: messages(boundary, task, data, contract),
+    messages: stepMessages(boundary, task, data, contract),
     jsonSchema: toJsonSchema(schema),
     contract,
     parse(content) {
@@ -165,7 +168,7 @@ export function responseMatchStep(
   return {
     name: 'response_match',
     boundary,
-    messages: messages(boundary, task, data, contract),
+    messages: stepMessages(boundary, task, data, contract),
     jsonSchema: toJsonSchema(schema),
     contract,
     parse(content) {
@@ -216,7 +219,7 @@ export function sourceMatchStep(
   return {
     name: 'source_match',
     boundary,
-    messages: messages(boundary, task, data, contract),
+    messages: stepMessages(boundary, task, data, contract),
     jsonSchema: toJsonSchema(schema),
     contract,
     parse(content) {
@@ -277,7 +280,7 @@ export function sameAnswerStep(question: string, expected: ReadonlyArray<string 
   return {
     name: 'same_answer',
     boundary,
-    messages: messages(boundary, task, data, contract),
+    messages: stepMessages(boundary, task, data, contract),
     jsonSchema: toJsonSchema(schema),
     contract,
     parse(content) {
