@@ -82,7 +82,7 @@ export function itemId(question: string): string {
 }
 
 /** The options in a deterministic order from the question's hash, and the correct one's new letter. */
-function shuffled(draft: DraftQuestion): { options: string[]; answer: (typeof LETTERS)[number] } {
+export function shuffleOptions(draft: DraftQuestion): { options: string[]; answer: (typeof LETTERS)[number] } {
   const h = createHash('sha256').update(draft.question).digest();
   const order = [0, 1, 2, 3].sort((a, b) => h[a]! - h[b]! || a - b);
   return { options: order.map((i) => draft.options[i]!), answer: LETTERS[order.indexOf(LETTERS.indexOf(draft.correct))]! };
@@ -116,7 +116,7 @@ export async function generateExam(name: string, documents: ReadonlyArray<{ id: 
         continue;
       }
       seen.add(key);
-      const { options: opts, answer } = shuffled(r.value);
+      const { options: opts, answer } = shuffleOptions(r.value);
       const closed = await runStep(options.client, closedBookStep(r.value.question, opts), usage);
       if (!closed.ok) {
         dropped.call_failed++;
