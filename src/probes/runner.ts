@@ -11,6 +11,7 @@ import type { JudgeAuditRow } from './audit.ts';
 import type { JudgeMatch } from './judge-match.ts';
 import { isAbstention, matchAnswer } from './match.ts';
 import type { ProbeSuite } from './suite.ts';
+import { paced } from './pace.ts';
 import { askTarget, type ProbeSource, type TargetReply } from './target.ts';
 import type { ProbeQuery } from './types.ts';
 
@@ -82,23 +83,8 @@ export interface RunProbesOptions {
 export async function runProbes(suite: ProbeSuite, queries: readonly ProbeQuery[], options: RunProbesOptions = {}): Promise<ProbeOutcome[]> {
   const { ask = (q: ProbeQuery) => askTarget(suite.target, suite.suite, q.query), signal, judgeMatch } = options;
   const abstain = suite.abstainPatterns.map((p) => new RegExp(p, 'iu'));
-  const spacingMs = 60_000 / suite.limits.perMinute;
-  const out: ProbeOutcome[] = new Array(queries.length);
-  let next = 0;
-  let nextStartMs = performance.now();
-  const worker = async () => {
-    for (let i = next++; i < queries.length && !signal?.aborted; i = next++) {
-      // Request starts are spaced so that no minute sees more than perMinute of them.
-      const startAt = nextStartMs;
-      nextStartMs = Math.max(nextStartMs, performance.now()) + spacingMs;
-      const wait = startAt - performance.now();
-      if (wait > 0) await new Promise((r) => setTimeout(r, wait));
-      if (signal?.aborted) break;
-      out[i] = await grade(queries[i]!, await ask(queries[i]!), abstain, judgeMatch);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(suite.limits.concurrency, queries.length) }, worker));
-  return attribute(signal?.aborted ? out.filter((o) => o !== undefined) : out);
+  const out = await paced(queries, { concurrency: suite.limits.concurrency, perMinute: suite.limits.perMinute, ...(signal ? { signal } : {}) }, async (q) => grade(q, await ask(q), abstain, judgeMatch));
+  return attribute(out.filter((o): o is ProbeOutcome => o !== undefined));
 }
 
 /** Outcomes by group id. */

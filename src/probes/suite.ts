@@ -32,7 +32,8 @@ const templateSchema = z
   })
   .strict();
 
-const targetSchema = z
+/** The service's HTTP endpoint as probes and exams ask it. */
+export const targetSchema = z
   .object({
     /** The RAG service's endpoint. */
     url: z.string().url(),

@@ -11,5 +11,7 @@ export const storeSection = z
     maxLabels: z.number().int().positive().default(100_000),
     /** Longest text kept per field of a review item, characters. Default 4000. */
     maxTextChars: z.number().int().positive().default(4_000),
+    /** Exam answers kept at most (docs/exams.md); the oldest are evicted. Default 200000. */
+    maxExamAnswers: z.number().int().positive().default(200_000),
   })
   .strict();
