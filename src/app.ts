@@ -9,6 +9,7 @@ import { createInstruments } from './metrics/instruments.ts';
 import { QualityMonitor, configSummary, instrumentsOptionsFromConfig } from './metrics/quality.ts';
 import { Pipeline } from './pipeline.ts';
 import { createProber } from './probes/create.ts';
+import { createExamMonitor } from './exams/create.ts';
 import { openReviewStore } from './store/create.ts';
 import type { Prober } from './probes/prober.ts';
 import type { SampledTriplet, ScoreRecord } from './triplet.ts';
@@ -54,6 +55,7 @@ export async function startApp(config: RagwatchConfig, logger: Logger = silentLo
   const pipeline = new Pipeline({ config, instruments, onRecord, ...(options.judge ? { judge: options.judge } : {}), role, logger, forwardSpans, topicOf });
   // Probes are asked from the process that scores their traces (one per deployment: never the collectors).
   if (role === 'all') {
+    quality.exams = await createExamMonitor(config, instruments.registry, logger);
     prober = await createProber(config, { registry: instruments.registry, logger, judge: pipeline.judge, recordsPerTrace: pipeline.companion ? 2 : 1, notifier: quality.notifier });
   }
   const { server } = config;
@@ -101,6 +103,7 @@ export async function startApp(config: RagwatchConfig, logger: Logger = silentLo
         await otlp.close();
         await pipeline.shutdown();
         await quality.shutdown();
+        await quality.exams?.shutdown();
         await shared?.shutdown();
         await servers.close();
       })()),

@@ -50,3 +50,16 @@ export function startWorker(script: URL, options: Omit<WorkerOptions, 'execArgv'
 export function siblingScript(moduleUrl: string, name: string): URL {
   return new URL(`./${name}${moduleUrl.endsWith('.ts') ? '.ts' : '.js'}`, moduleUrl);
 }
+
+/** Runs `script` once on a worker of its own with `data` (as `workerData`) and resolves with its one message. */
+export function runWorkerOnce<T>(script: URL, data: unknown): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const worker = startWorker(script, { workerData: data });
+    worker.once('message', (result: T) => {
+      resolve(result);
+      void worker.terminate();
+    });
+    worker.once('error', reject);
+    worker.once('exit', (code) => reject(new Error(`worker ${script.pathname.split('/').pop()} exited with code ${code} before answering`)));
+  });
+}

@@ -9,7 +9,10 @@
  * - a wording the answerer mishandles with the right passage retrieved ("In which year did … come
  *   out?" is not read as a launch question) → failures attributed to the generator.
  *
- *   node scripts/demo-rag/service.ts [--port 8080] [--otlp http://127.0.0.1:4318]   POST /ask {"question": "..."} → {answer, sources}
+ * Multiple-choice questions (exams) are answered with the letter of the option the retrieved pages
+ * state; `--index stale` starts a weaker release whose index lost every other page.
+ *
+ *   node scripts/demo-rag/service.ts [--port 8080] [--otlp http://127.0.0.1:4318] [--index full|stale]   POST /ask {"question": "..."} → {answer, sources}
  */
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
@@ -70,8 +73,23 @@ const RULES: Array<{ asks: RegExp; finds: RegExp }> = [
   { asks: /\b(account manager|manages)\b/i, finds: /managed by ([\w' ]+?)\./ },
 ];
 
+/** A multiple-choice question (exams, docs/exams.md): the stem and its "A) …" options. */
+function multipleChoice(question: string): { stem: string; options: string[] } | undefined {
+  const options = [...question.matchAll(/^([A-D])\) (.+)$/gm)].map((m) => m[2]!.trim());
+  return options.length === 4 ? { stem: question.slice(0, question.search(/^A\) /m)).trim(), options } : undefined;
+}
+
+/** The letter of the option the retrieved pages state (the longest one found in them), or "I don't know". */
+function choose(options: readonly string[], sources: ReadonlyArray<{ content: string }>): string {
+  const text = sources.map((s) => s.content).join(' ');
+  const found = options.map((o, i) => ({ o, i })).filter((x) => new RegExp(`\\b${x.o.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\b`).test(text)).sort((a, b) => b.o.length - a.o.length);
+  return found.length > 0 ? `${'ABCD'[found[0]!.i]}` : "I don't know.";
+}
+
 /** An extractive answer from the retrieved pages, or "I don't know". */
 export function answer(question: string, sources: ReadonlyArray<{ content: string }>): string {
+  const mc = multipleChoice(question);
+  if (mc) return choose(mc.options, sources);
   const rule = RULES.find((r) => r.asks.test(question));
   if (rule) {
     for (const s of sources) {
@@ -94,13 +112,17 @@ export interface DemoRagOptions {
   otlpUrl?: string;
   /** Leave `sources` out of the JSON reply (ragwatch then finds them only in the trace). */
   hideSources?: boolean;
+  /** `stale`: a release whose index lost every other page (a weaker retriever, for the exams demo). Default `full`. */
+  index?: 'full' | 'stale';
 }
 
 /** Starts the service; resolves once it listens. `close` stops it and flushes its traces. */
 export async function startDemoRag(options: DemoRagOptions = {}): Promise<{ server: Server; url: string; close: () => Promise<void> }> {
   const { port = 0, host = '127.0.0.1' } = options;
   const tracing = options.otlpUrl ? demoTracing(options.otlpUrl) : undefined;
-  const docs = documents();
+  const docs = options.index === 'stale' ? documents().filter((_, i) => i % 2 === 0) : documents();
+  // An exam question is retrieved on its stem: the options' words would pull in other pages.
+  const retrieveFor = (question: string) => retrieve(multipleChoice(question)?.stem ?? question, docs);
   const server = createServer((req, res) => {
     if (req.method !== 'POST' || req.url !== '/ask') return void res.writeHead(404).end();
     let body = '';
@@ -118,12 +140,12 @@ export async function startDemoRag(options: DemoRagOptions = {}): Promise<{ serv
       const reply = (sources: Array<{ id: string; content: string }>, text: string) =>
         res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(options.hideSources ? { answer: text } : { answer: text, sources }));
       if (!tracing) {
-        const sources = retrieve(question, docs);
+        const sources = retrieveFor(question);
         reply(sources, answer(question, sources));
         return;
       }
       tracing.traced(req.headers, question, (spans) => {
-        const sources = retrieve(question, docs);
+        const sources = retrieveFor(question);
         spans.retrieved(sources);
         const text = answer(question, sources);
         spans.answered(text, `Context:\n${sources.map((s) => s.content).join('\n')}\n\nQuestion: ${question}`);
@@ -143,7 +165,7 @@ export async function startDemoRag(options: DemoRagOptions = {}): Promise<{ serv
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
-  const { values } = parseArgs({ options: { port: { type: 'string', default: '8080' }, otlp: { type: 'string' } } });
-  const { url } = await startDemoRag({ port: Number(values.port), ...(values.otlp ? { otlpUrl: values.otlp } : {}) });
+  const { values } = parseArgs({ options: { port: { type: 'string', default: '8080' }, otlp: { type: 'string' }, index: { type: 'string', default: 'full' } } });
+  const { url } = await startDemoRag({ port: Number(values.port), index: values.index === 'stale' ? 'stale' : 'full', ...(values.otlp ? { otlpUrl: values.otlp } : {}) });
   console.log(`demo RAG service on ${url} (POST {"question": "..."})${values.otlp ? `, traces to ${values.otlp}` : ''}`);
 }

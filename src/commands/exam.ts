@@ -85,7 +85,7 @@ export const examCommand: Command = {
       }
       case 'take': {
         if (!arg) throw new ConfigError(`ragwatch exam take: expected SUITE.yaml\n${USAGE}`, ['SUITE']);
-        const { suite, exam } = loadExamSuite(arg, process.env, values.taker);
+        const { suite, exam } = loadExamSuite(arg, undefined, values.taker);
         const taker = suite.taker;
         const taken = await takeExam(suite, exam);
         const store = await openExamStore(config());

@@ -32,6 +32,7 @@ export const ENV_OVERRIDES: ReadonlyArray<{ env: string; path: string; kind: Env
   { env: 'RAGWATCH_DATA_DIR', path: 'store.dataDir', kind: 'string' },
   { env: 'RAGWATCH_CALIBRATION_FILE', path: 'calibration.file', kind: 'string' },
   { env: 'RAGWATCH_PROBE_SUITES', path: 'probes.suites', kind: 'list' },
+  { env: 'RAGWATCH_EXAM_FILES', path: 'exams.files', kind: 'list' },
   { env: 'RAGWATCH_LOG_LEVEL', path: 'log.level', kind: 'string' },
   { env: 'RAGWATCH_LOG_FORMAT', path: 'log.format', kind: 'string' },
   { env: 'RAGWATCH_REDACTION_HMAC_KEY', path: 'redaction.hmacKey', kind: 'string' },

@@ -18,6 +18,7 @@ import { serverSection } from './sections/server.ts';
 import { storeSection } from './sections/store.ts';
 import { transportSection } from './sections/transport.ts';
 import { weaknessSection } from './sections/weakness.ts';
+import { examsSection } from './sections/exams.ts';
 
 export const configSchema = z
   .object({
@@ -33,6 +34,7 @@ export const configSchema = z
     calibration: calibrationSection.prefault({}),
     store: storeSection.prefault({}),
     weakness: weaknessSection.prefault({}),
+    exams: examsSection.prefault({}),
     log: logSection.prefault({}),
   })
   .strict();

@@ -15,6 +15,7 @@ import { reviewItemOf } from '../store/create.ts';
 import type { ReviewStore } from '../store/review-store.ts';
 import type { LiveTopics } from '../weakness/live-topics.ts';
 import { WeaknessMonitor, type WeaknessView } from '../weakness/monitor.ts';
+import type { ExamMonitor } from '../exams/monitor.ts';
 import { AlertEvaluator, alertRulesFromConfig, type ActiveAlert, type MetricAlertRule } from './evaluator.ts';
 import { ExamplesBuffer } from './examples.ts';
 import type { InstrumentsOptions, Instruments } from './instruments.ts';
@@ -82,6 +83,8 @@ export class QualityMonitor {
   readonly refitter: Refitter | undefined;
   /** The review store, when open. */
   readonly review: ReviewStore | undefined;
+  /** The exam reports (`exams.files`), set by the role that serves them. */
+  exams: ExamMonitor | undefined;
   readonly #config: RagwatchConfig;
   readonly #instruments: Instruments;
   readonly #now: () => number;

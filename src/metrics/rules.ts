@@ -6,7 +6,7 @@
  * @module
  */
 import type { RagwatchConfig } from '../config/schema.ts';
-import { probeRuleGroup } from '../probes/rules.ts';
+import { examRuleGroup, probeRuleGroup } from '../probes/rules.ts';
 import { DIAGNOSIS_PATTERNS, type DiagnosisPattern } from './diagnosis.ts';
 
 /** Name of the weighted score histogram. */
@@ -138,5 +138,6 @@ export function generateRules(config: RagwatchConfig): { groups: RuleGroup[] } {
   if (alerting.length > 0) groups.push({ name: 'ragwatch-quality-alerts', interval: alerts.ruleInterval, rules: alerting });
   // Suite thresholds are series, so the probe rules are the same for every config (and inert without a prober).
   groups.push(probeRuleGroup(alerts.ruleInterval, examples));
+  groups.push(examRuleGroup(alerts.ruleInterval, examples));
   return { groups };
 }

@@ -15,6 +15,7 @@ import { createMetricsApp } from '../server/api-app.ts';
 import { listen, type RunningServer } from '../server/serve.ts';
 import { createKafka } from '../transport/kafka-client.ts';
 import { createProber } from './create.ts';
+import { createExamMonitor } from '../exams/create.ts';
 import type { Prober } from './prober.ts';
 import { KafkaScoreFeed } from './score-feed.ts';
 
@@ -35,6 +36,8 @@ export async function startProberRole(config: RagwatchConfig, logger: Logger): P
   const instruments = createInstruments(instrumentsOptionsFromConfig(config));
   const judge = createJudge(config, { instruments });
   const prober = (await createProber(config, { registry: instruments.registry, logger, judge }))!;
+  // The exam series are exported by the one prober of the deployment (the store is its volume).
+  const exams = await createExamMonitor(config, instruments.registry, logger);
   const section = config.transport.kafka;
   const feed = config.transport.kind === 'kafka' ? new KafkaScoreFeed({ kafka: createKafka(section, logger), section, onRecord: (r) => prober.observe(r), logger }) : undefined;
   let judgeReady = false;
@@ -55,6 +58,7 @@ export async function startProberRole(config: RagwatchConfig, logger: Logger): P
     shutdown: () =>
       (stopping ??= (async () => {
         await prober.shutdown();
+        await exams?.shutdown();
         await feed?.shutdown();
         await judge.shutdown();
         await http.close();

@@ -11,6 +11,7 @@ import type { QualityMonitor } from '../metrics/quality.ts';
 import type { ExamplesQuery } from '../metrics/examples.ts';
 import { mountReview } from './review-routes.ts';
 import { renderWeaknessesPage } from './weaknesses-page.ts';
+import { renderExamsPage } from './exams-page.ts';
 import { OPENMETRICS_CONTENT_TYPE, openMetrics, wantsOpenMetrics } from '../metrics/openmetrics.ts';
 import { renderExamplesPage } from './examples-page.ts';
 import { uiAuth, type UiAuthOptions } from './ui-auth.ts';
@@ -99,6 +100,9 @@ function mountUi(app: Hono, quality: QualityMonitor, options: Pick<ApiAppOptions
   app.use('/review', guard);
   app.use('/calibration', guard);
   app.use('/weaknesses', guard);
+  app.use('/exams', guard);
+  app.get('/exams', (c) => c.html(renderExamsPage(quality.exams?.reports() ?? []), 200, { 'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'", 'X-Content-Type-Options': 'nosniff', 'Cache-Control': 'no-store' }));
+  app.get('/api/exams', (c) => c.json({ exams: quality.exams?.reports() ?? [] }));
   app.get('/weaknesses', (c) => c.html(renderWeaknessesPage(quality.weaknessView(), /^[a-z][a-z0-9_]{0,63}$/.test(c.req.query('metric') ?? '') ? c.req.query('metric') : undefined), 200, { 'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'", 'X-Content-Type-Options': 'nosniff', 'Cache-Control': 'no-store' }));
   const { calibration } = quality.settings;
   mountReview(app, quality.review, { questions: calibration.questions, concepts: [...new Set([...Object.keys(calibration.questions), ...Object.keys(calibration.labelMetrics)])], calibration: quality.calibration, refitter: quality.refitter });

@@ -1,0 +1,12 @@
+/**
+ * Worker thread of the exam monitor: the IRT fit of a report (20 takers × 1,000 questions takes
+ * seconds: `npm run bench`) never runs on a serving thread.
+ * @module
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import type { ExamTaker } from '../store/exam-store.ts';
+import { examReport } from './report.ts';
+import type { Exam, ExamAnswer } from './types.ts';
+
+const { exam, answers, takers } = workerData as { exam: Exam; answers: ExamAnswer[]; takers: ExamTaker[] };
+parentPort?.postMessage(examReport(exam, answers, takers) ?? null);
