@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import type { Figure } from './lib.ts';
 
 /** Benches in run order: file under bench/ (without .ts). */
-const BENCHES = ['processor', 'ingest', 'judges', 'scorer-throughput', 'kafka-produce', 'split-assembly', 'overload', 'calibration', 'weakness'];
+const BENCHES = ['processor', 'ingest', 'judges', 'scorer-throughput', 'kafka-produce', 'split-assembly', 'overload', 'calibration', 'weakness', 'exams'];
 
 /** Targets from the performance issue: figure → check on the emitted line. */
 const TARGETS: Record<string, { describe: string; ok: (f: Figure) => boolean }> = {

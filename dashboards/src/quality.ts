@@ -13,6 +13,7 @@ import * as timeseries from '@grafana/grafana-foundation-sdk/timeseries';
 import { JUDGE, SERVICE, prom, promInstant, ragwatchDashboard } from './common.ts';
 import { withCalibrationRow } from './calibration.ts';
 import { withProbesRow } from './probes.ts';
+import { withExamsRow } from './exams.ts';
 import { withQueryTypeRow } from './weakness.ts';
 
 const SCORE = `metric="$metric", ${JUDGE}, ${SERVICE}`;
@@ -149,5 +150,5 @@ export function qualityDashboard(): DashboardBuilder {
           prom(`sum by (le) (increase(ragwatch_score_ratio_bucket{metric=~"$metric", ${JUDGE}, ${SERVICE}}[$__rate_interval]))`, '{{le}}').format(PromQueryFormat.Heatmap),
         ),
     );
-  return withProbesRow(withCalibrationRow(withQueryTypeRow(dashboard), SCORE));
+  return withExamsRow(withProbesRow(withCalibrationRow(withQueryTypeRow(dashboard), SCORE)));
 }

@@ -44,7 +44,7 @@ function printReport(r: ExamReport, json: boolean): void {
   }
   const lines = [`exam ${r.exam} v${r.version}: ${r.questions} questions, ${r.takers.length} takers`];
   for (const t of r.takers) lines.push(`  ${t.taker}: θ ${f2(t.theta)} ± ${f2(t.se)}, accuracy ${f2(t.accuracy)} (${t.answered} graded, ${t.unparsed} unparsed, ${t.errors} errors); by Bloom ${Object.entries(t.byBloom).map(([k, v]) => `${k} ${f2(v.accuracy)}`).join(', ')}`);
-  if (r.regression) lines.push(r.regression.regressed ? `REGRESSION: ${r.regression.taker} is ${f2(r.regression.drop)} below ${r.regression.previous} (combined error ${f2(r.regression.combinedSe)})` : `no regression: ${r.regression.taker} vs ${r.regression.previous} Δθ ${f2(-r.regression.drop)} (combined error ${f2(r.regression.combinedSe)})`);
+  if (r.regression) lines.push(`${r.regression.regressed ? 'REGRESSION' : 'no regression'}: ${r.regression.taker} vs ${r.regression.previous} Δθ ${f2(-r.regression.drop)} (limit −${f2(r.regression.z * r.regression.combinedSe)} = ${r.regression.z} × combined se ${f2(r.regression.combinedSe)})`);
   process.stdout.write(`${lines.join('\n')}\n`);
 }
 
@@ -121,7 +121,7 @@ export const examCommand: Command = {
         if (!values.exam) throw new ConfigError(`ragwatch exam report: expected --exam EXAM.yaml\n${USAGE}`, ['--exam']);
         const exam = loadExam(values.exam);
         const store = await openExamStore(config());
-        const report = examReport(exam, store.answers(exam.exam, exam.version), store.takers(exam.exam, exam.version));
+        const report = examReport(exam, store.answers(exam.exam, exam.version), store.takers(exam.exam, exam.version), config().exams.regressionZ);
         if (!report) throw new ConfigError(`ragwatch exam report: no graded answer of ${exam.exam} v${exam.version} in the store yet (ragwatch exam take)`, ['--exam']);
         printReport(report, values.json);
         return;

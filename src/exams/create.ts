@@ -14,7 +14,7 @@ import { ExamMonitor } from './monitor.ts';
 export async function createExamMonitor(config: RagwatchConfig, registry: Registry, logger: Logger): Promise<ExamMonitor | undefined> {
   if (config.exams.files.length === 0) return undefined;
   const exams = config.exams.files.map((f) => loadExam(f));
-  const monitor = new ExamMonitor({ exams, store: await openExamStore(config), registry, refreshIntervalMs: config.exams.refreshIntervalMs, maxTakers: config.exams.maxTakers, logger });
+  const monitor = new ExamMonitor({ exams, store: await openExamStore(config), registry, refreshIntervalMs: config.exams.refreshIntervalMs, maxTakers: config.exams.maxTakers, regressionZ: config.exams.regressionZ, logger });
   monitor.start();
   return monitor;
 }

@@ -88,6 +88,8 @@ const slope = (u: number, [lo, hi]: readonly [number, number]) => {
 /** Options of {@link fitIrt}; all optional. */
 export interface IrtOptions {
   bounds?: IrtBounds;
+  /** Weak priors (MAP; θ ~ N(0,1), b ~ N(0,2²), ln a ~ N(0,0.5²), c ~ Beta(5,15)): keep few takers from overfitting. Default false. */
+  priors?: boolean;
   /** L-BFGS iterations at most. Default 3000 (the reparametrised likelihood is ill-conditioned: 1,000–2,000 are common). */
   maxIterations?: number;
 }
@@ -95,6 +97,7 @@ export interface IrtOptions {
 /** Fits the 3PL model to every response (joint maximum likelihood). Throws when there is nothing to fit. */
 export function fitIrt(responses: readonly ExamResponse[], options: IrtOptions = {}): IrtFit {
   const bounds = options.bounds ?? DEFAULT_BOUNDS;
+  const priors = options.priors ?? false;
   const takers = [...new Set(responses.map((r) => r.taker))].sort();
   const questions = [...new Set(responses.map((r) => r.question))].sort();
   if (takers.length === 0 || questions.length === 0) throw new Error('no responses to fit');
@@ -136,6 +139,21 @@ export function fitIrt(responses: readonly ExamResponse[], options: IrtOptions =
       dc[q] = slope(x[k + 2]!, bounds.c);
     }
     let nll = 0;
+    if (priors) {
+      // MAP: θ ~ N(0, 1), b ~ N(0, 2²), ln a ~ N(0, 0.5²), c ~ Beta(5, 15) (mean 0.25), on the natural scale.
+      for (let t = 0; t < T; t++) {
+        nll += th[t]! ** 2 / 2;
+        grad[t]! += th[t]! * dth[t]!;
+      }
+      for (let q = 0; q < Q; q++) {
+        const k = T + 3 * q;
+        const la = Math.log(pa[q]!);
+        nll += la ** 2 / 0.5 + pb[q]! ** 2 / 8 - 4 * Math.log(pc[q]!) - 14 * Math.log(1 - pc[q]!);
+        grad[k]! += ((2 * la) / (0.5 * pa[q]!)) * da[q]!;
+        grad[k + 1]! += (pb[q]! / 4) * db[q]!;
+        grad[k + 2]! += (-4 / pc[q]! + 14 / (1 - pc[q]!)) * dc[q]!;
+      }
+    }
     for (const [t, q, y] of obs) {
       const theta = th[t]!;
       const a = pa[q]!;

@@ -23,6 +23,8 @@ export interface ExamMonitorOptions {
   registry: Registry;
   refreshIntervalMs: number;
   maxTakers: number;
+  /** A regression is a drop of more than z × the combined standard error. */
+  regressionZ: number;
   logger?: Logger;
 }
 
@@ -54,7 +56,7 @@ export class ExamMonitor {
     const reports = () => [...this.#reports.values()].map((r) => r.report);
     new Gauge({
       name: 'ragwatch_exam_regression',
-      help: 'Per exam: 1 when the newest taker\'s θ is below the previous taker\'s by more than their combined standard error, else 0 (absent with fewer than two takers).',
+      help: 'Per exam: 1 when the newest taker\'s θ is below the previous taker\'s by more than exams.regressionZ × their combined standard error, else 0 (absent with fewer than two takers).',
       labelNames: ['exam', 'taker', 'previous'],
       registers,
       collect() {
@@ -87,7 +89,7 @@ export class ExamMonitor {
         const takers = this.#o.store.takers(exam.exam, exam.version);
         const key = `${answers.length}:${Math.max(0, ...takers.map((t) => t.lastMs))}`;
         if (answers.length === 0 || this.#reports.get(exam.exam)?.key === key) continue;
-        const report = await runWorkerOnce<ExamReport | null>(WORKER_URL, { exam, answers, takers });
+        const report = await runWorkerOnce<ExamReport | null>(WORKER_URL, { exam, answers, takers, z: this.#o.regressionZ });
         if (report) this.#reports.set(exam.exam, { key, report });
       } catch (err) {
         (this.#o.logger ?? silentLogger).warn({ exam: exam.exam, err: errorMessage(err) }, 'exam report failed; the previous one stays');

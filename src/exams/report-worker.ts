@@ -8,5 +8,5 @@ import type { ExamTaker } from '../store/exam-store.ts';
 import { examReport } from './report.ts';
 import type { Exam, ExamAnswer } from './types.ts';
 
-const { exam, answers, takers } = workerData as { exam: Exam; answers: ExamAnswer[]; takers: ExamTaker[] };
-parentPort?.postMessage(examReport(exam, answers, takers) ?? null);
+const { exam, answers, takers, z } = workerData as { exam: Exam; answers: ExamAnswer[]; takers: ExamTaker[]; z: number };
+parentPort?.postMessage(examReport(exam, answers, takers, z) ?? null);

@@ -60,8 +60,8 @@ export function renderExamsPage(reports: readonly ExamReport[]): string {
   const sections = reports.map((r) => {
     const verdict = r.regression
       ? r.regression.regressed
-        ? `<p class="bad">Regression: <b>${escapeHtml(r.regression.taker)}</b> is ${f2(r.regression.drop)} below <b>${escapeHtml(r.regression.previous)}</b> on the ability scale — more than their combined error (${f2(r.regression.combinedSe)}).</p>`
-        : `<p class="ok">No regression: ${escapeHtml(r.regression.taker)} vs ${escapeHtml(r.regression.previous)}, Δθ ${f2(-r.regression.drop)} within the combined error (${f2(r.regression.combinedSe)}).</p>`
+        ? `<p class="bad">Regression: <b>${escapeHtml(r.regression.taker)}</b> is ${f2(r.regression.drop)} below <b>${escapeHtml(r.regression.previous)}</b> on the ability scale — more than ${r.regression.z} × their combined standard error (${f2(r.regression.z * r.regression.combinedSe)}).</p>`
+        : `<p class="ok">No regression: ${escapeHtml(r.regression.taker)} vs ${escapeHtml(r.regression.previous)}, Δθ ${f2(-r.regression.drop)}, within ${r.regression.z} × their combined standard error (${f2(r.regression.z * r.regression.combinedSe)}).</p>`
       : '<p class="meta">One release so far: the regression check needs two.</p>';
     const table = `<table><tr><th>release</th><th>θ</th><th>95 % interval</th><th>accuracy</th><th>graded</th><th>unparsed</th><th>errors</th></tr>${r.takers.map((t) => `<tr><th scope="row">${escapeHtml(t.taker)}</th><td>${f2(t.theta)}</td><td>${f2(Math.max(-3, t.theta - 1.96 * t.se))} – ${f2(Math.min(3, t.theta + 1.96 * t.se))}</td><td>${f2(t.accuracy)}</td><td>${t.answered}</td><td>${t.unparsed}</td><td>${t.errors}</td></tr>`).join('')}</table>`;
     return `<section><h2>${escapeHtml(r.exam)} <span class="meta">v${r.version}, ${r.questions} questions</span></h2>${verdict}${abilities(r)}${table}${curves(r)}<div class="pair">${categories(r, (t) => t.byBloom, 'Bloom category')}${categories(r, (t) => t.byQuestionWord, 'question word')}</div></section>`;

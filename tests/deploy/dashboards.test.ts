@@ -34,6 +34,7 @@ const EMPTY_ON_START: Record<string, string> = {
   ragwatch_kafka_producer_buffer_messages: 'Kafka mode only (ragwatch collector); start uses the in-memory queue',
   ragwatch_assembler_lag_messages: 'split assembly only (ragwatch assembler)',
   'ragwatch_spans_received_total{source="kafka"}': 'split assembly only (ragwatch assembler reading the spans topic)',
+  ragwatch_exam_: 'exams are taken per release by `ragwatch exam take` (tests/exams/e2e.test.ts checks the series); the demo takes none',
 };
 
 /**
