@@ -34,7 +34,6 @@ const EMPTY_ON_START: Record<string, string> = {
   ragwatch_kafka_producer_buffer_messages: 'Kafka mode only (ragwatch collector); start uses the in-memory queue',
   ragwatch_assembler_lag_messages: 'split assembly only (ragwatch assembler)',
   'ragwatch_spans_received_total{source="kafka"}': 'split assembly only (ragwatch assembler reading the spans topic)',
-  ragwatch_exam_: 'exams are taken per release by `ragwatch exam take` (tests/exams/e2e.test.ts checks the series); the demo takes none',
 };
 
 /**
@@ -47,8 +46,17 @@ const PRECISION = 'ragwatch_probe_judge_precision_ratio';
 /** Flagged weakness cells exist only where some cell is worse than the rest of the traffic. */
 const FLAGGED = 'ragwatch_weakness_flagged';
 
+/** Series no demo produces, in either mode; each is checked elsewhere on real data (the reason says where). */
+const NOT_IN_DEMO: Record<string, string> = {
+  ragwatch_exam_: 'exams are taken per release by `ragwatch exam take` (tests/exams/e2e.test.ts checks the series); the demo takes none',
+};
+
 function emptyReason(expr: string): string | undefined {
-  return Object.entries(EMPTY_ON_START).find(([metric]) => expr.includes(metric))?.[1];
+  return Object.entries({ ...EMPTY_ON_START, ...NOT_IN_DEMO }).find(([metric]) => expr.includes(metric))?.[1];
+}
+
+function kafkaOnly(expr: string): boolean {
+  return Object.keys(EMPTY_ON_START).some((metric) => expr.includes(metric));
 }
 
 const queries: PanelQuery[] = DASHBOARDS.flatMap((d) => panelQueries(d.build()));
@@ -287,7 +295,7 @@ describe('live: the chart in split mode (ragwatch collector + assembler + scorer
   });
 
   it.skipIf(!enabled)('every Kafka-only expression returns data', async () => {
-    const kafkaQueries = queries.filter((q) => emptyReason(q.expr) !== undefined);
+    const kafkaQueries = queries.filter((q) => kafkaOnly(q.expr));
     expect(kafkaQueries.length).toBeGreaterThanOrEqual(2);
     const failures: string[] = [];
     for (const q of kafkaQueries) {

@@ -37,7 +37,7 @@ describe('exam regression verdict', () => {
   it('counts unparsed answers apart and breaks accuracy down by Bloom category', () => {
     const { exam, answers, takers } = releases(7, 40, 0);
     answers.push({ ...answers[0]!, question: 'q0', taker: 'r1', outcome: 'unparsed' });
-    const r = examReport(exam, answers.filter((a, i) => !(i === 40)), takers)!;
+    const r = examReport(exam, answers.filter((_, i) => i !== 40), takers)!;
     expect(r.takers.find((t) => t.taker === 'r1')!.unparsed).toBe(1);
     expect(r.takers.find((t) => t.taker === 'r1')!.answered).toBe(39);
     expect(Object.keys(r.takers[0]!.byBloom).sort()).toEqual(['analyzing', 'remembering']);
