@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import type { Figure } from './lib.ts';
 
 /** Benches in run order: file under bench/ (without .ts). */
-const BENCHES = ['processor', 'ingest', 'judges', 'scorer-throughput', 'kafka-produce', 'split-assembly', 'overload', 'calibration', 'weakness', 'exams'];
+const BENCHES = ['processor', 'ingest', 'judges', 'scorer-throughput', 'kafka-produce', 'split-assembly', 'overload', 'calibration', 'weakness', 'exams', 'completeness'];
 
 /** Targets from the performance issue: figure → check on the emitted line. */
 const TARGETS: Record<string, { describe: string; ok: (f: Figure) => boolean }> = {
@@ -30,6 +30,7 @@ const TARGETS: Record<string, { describe: string; ok: (f: Figure) => boolean }> 
   calibration_cost_ratio_vs_judge: { describe: 'ratio <= 0.01', ok: (f) => f.ratio !== null && f.ratio <= 0.01 },
   topic_assign_ratio_vs_judge: { describe: 'ratio <= 0.05', ok: (f) => f.ratio !== null && f.ratio <= 0.05 },
   sampling_topic_us_per_triplet: { describe: 'value < 20 us', ok: (f) => f.value < 20 },
+  completeness_judge_ratio: { describe: 'ratio <= 1.2', ok: (f) => f.ratio !== null && f.ratio <= 1.2 },
 };
 
 const quick = process.argv.includes('--quick');

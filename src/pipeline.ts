@@ -94,7 +94,7 @@ export function createCompanionJudge(config: RagwatchConfig): Judge | undefined 
 }
 
 function embeddedJudge(config: RagwatchConfig): EmbeddedJudge {
-  return new EmbeddedJudge({ similarityThreshold: config.judge.embedded.similarityThreshold, threads: config.judge.embedded.threads });
+  return new EmbeddedJudge({ similarityThreshold: config.judge.embedded.similarityThreshold, threads: config.judge.embedded.threads, completenessRelevance: config.judge.embedded.completenessRelevance });
 }
 
 export class Pipeline {

@@ -32,6 +32,8 @@ export const EMBEDDED_METRICS = [
   'context_relevancy',
   'answer_relevancy',
   'grounding_lexical',
+  'completeness',
+  'completeness_distribution',
 ] as const;
 
 /** Every metric name ragwatch can emit. */
@@ -125,6 +127,8 @@ export const detailsSchema = z.object({
   redundantSentences: z.array(z.tuple([z.number().int(), z.number().int()])).default([]),
   /** Response tokens (numbers, entities) that appear nowhere in the sources (embedded judge). */
   unsupportedTokens: z.array(z.string()).optional(),
+  /** The query-relevant source sentences the answer covers least, least first (embedded judge, at most 3). */
+  uncoveredSources: z.array(z.string()).optional(),
 });
 export type ScoreDetails = z.infer<typeof detailsSchema>;
 

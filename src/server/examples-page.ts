@@ -91,11 +91,13 @@ function renderExample(e: Example, thresholds: Readonly<Record<string, number>>)
     })
     .join('');
   const extra = unmatched.length > 0 ? `<p>Unsupported claims: ${unmatched.map((u) => `<mark class="unsupported">${escapeHtml(u)}</mark>`).join(' · ')}</p>` : '';
+  const uncovered = r.details.uncoveredSources ?? [];
+  const missing = uncovered.length > 0 && (r.scores.completeness ?? 1) < (thresholds.completeness ?? 0) ? `<p class="uncovered">Least covered source sentences: ${uncovered.map((u) => `<q>${escapeHtml(u)}</q>`).join(' · ')}</p>` : '';
   const sources = e.sources.map((s, i) => `<blockquote><b>[${i + 1}]${s.id ? ` ${escapeHtml(s.id)}` : ''}</b> ${escapeHtml(s.content)}</blockquote>`).join('');
   return `<article data-trace-id="${escapeHtml(r.traceId)}">
 <div class="meta">${escapeHtml(r.timestamp)} · service ${escapeHtml(r.service)}${e.route ? ` · route ${escapeHtml(e.route)}` : ''} · ${escapeHtml(r.judge.kind)} judge${r.judge.model ? ` (${escapeHtml(r.judge.model)})` : ''} · trace <code class="trace-id">${escapeHtml(r.traceId)}</code></div>
 <p><b>Q:</b> ${escapeHtml(e.query)}</p>
-<div class="answer"><b>A:</b> ${html}</div>${extra}
+<div class="answer"><b>A:</b> ${html}</div>${extra}${missing}
 <div class="scores">${scores}</div>
 <details><summary>${e.sources.length} sources</summary>${sources}</details>
 </article>`;

@@ -89,6 +89,12 @@ export const judgeSection = z
          * the model on the main thread. Default 2.
          */
         threads: z.number().int().min(0).max(16).default(2),
+        /**
+         * Completeness (docs/judges.md): a source sentence counts as relevant to the query when its best
+         * cosine to a query sentence reaches this (the most query-like one always counts). Default 0.45,
+         * measured on the HaluEval development file.
+         */
+        completenessRelevance: z.number().min(0).max(1).default(0.45),
       })
       .strict()
       .prefault({}),

@@ -13,10 +13,13 @@ import { splitSentences } from '../sentences.ts';
 import type { Judge, JudgeResult, SentenceEmbedder } from '../types.ts';
 import { groundingLexical } from './lexical.ts';
 import { DEFAULT_EMBEDDING_THREADS, loadEmbeddingModel } from './model.ts';
+import { completeness } from './completeness.ts';
 import { meanMaxSimilarity } from './relevance.ts';
 
 /** Options of {@link EmbeddedJudge}; all optional. */
 export interface EmbeddedJudgeOptions {
+  /** A source sentence is relevant to the query (completeness) from this cosine on. Default 0.45. */
+  completenessRelevance?: number;
   /** Cosine similarity at or above which two sentences repeat each other. Default 0.8. */
   similarityThreshold?: number;
   /** Most sentences embedded per text (query, response, all sources together). Default 64. */
@@ -32,6 +35,7 @@ export class EmbeddedJudge implements Judge {
   readonly #threshold: number;
   readonly #maxSentences: number;
   readonly #cacheSize: number | undefined;
+  readonly #relevance: number;
   readonly #threads: number;
   #model: SentenceEmbedder | undefined;
 
@@ -39,6 +43,7 @@ export class EmbeddedJudge implements Judge {
     this.#threshold = options.similarityThreshold ?? 0.8;
     this.#maxSentences = options.maxSentences ?? 64;
     this.#cacheSize = options.embeddingCacheSize;
+    this.#relevance = options.completenessRelevance ?? 0.45;
     this.#threads = options.threads ?? DEFAULT_EMBEDDING_THREADS;
   }
 
@@ -83,6 +88,18 @@ export class EmbeddedJudge implements Judge {
       const answerRelevancy = meanMaxSimilarity(r, q);
       if (answerRelevancy !== undefined) scores.answer_relevancy = answerRelevancy;
       else skipped.answer_relevancy = response.length === 0 ? 'empty_response' : 'empty_query';
+
+      // HCAT §3.3 on the vectors above: no extra model pass.
+      const complete = completeness(q, s, r, this.#relevance);
+      if (complete) {
+        scores.completeness = complete.completeness;
+        scores.completeness_distribution = complete.distribution;
+        details.uncoveredSources = complete.leastCovered.slice(0, 3).map((i) => sources[i]!);
+      } else {
+        const why = response.length === 0 ? 'empty_response' : query.length === 0 ? 'empty_query' : 'no_sources';
+        skipped.completeness = why;
+        skipped.completeness_distribution = why;
+      }
 
       const lexical = groundingLexical(triplet.response, triplet.sources.map((x) => x.content));
       if (lexical.ok) scores.grounding_lexical = lexical.score;

@@ -79,3 +79,12 @@ describe('completeness', () => {
     expect(r.completeness).toBeCloseTo(1, 9);
   });
 });
+
+describe('completeness on the examples page', () => {
+  it('names the least covered source sentences of an incomplete answer', async () => {
+    const { renderExamplesPage } = await import('../../../src/server/examples-page.ts');
+    const record = { tripletId: 't', traceId: 'a'.repeat(32), service: 's', stratum: 'all', weight: 1, timestamp: '2026-11-25T00:00:00Z', judge: { kind: 'embedded' as const }, scores: { completeness: 0.1 }, skipped: {}, details: { claims: [], subQuestions: [], sources: [], redundantSentences: [], uncoveredSources: ['Refunds take <14> days.'] }, diagnosis: [], usage: { calls: 0, inputTokens: 0, outputTokens: 0, durationMs: 0 } };
+    const html = renderExamplesPage([{ record, query: 'q', response: 'r', sources: [] }], { thresholds: { completeness: 0.2 } });
+    expect(html).toContain('Least covered source sentences: <q>Refunds take &lt;14&gt; days.</q>');
+  });
+});

@@ -14,7 +14,10 @@ function ok(r: JudgeResult) {
 describe('EmbeddedJudge', () => {
   it('scores self-distinctness, relevance proxies and lexical grounding with explanations', async () => {
     const r = ok(await judge.score(triplet(CLOCK_QUERY, CLOCK_SOURCES, CLOCK_RESPONSE.replaceAll('1896', '1856'))));
-    expect(Object.keys(r.scores).sort()).toEqual(['answer_relevancy', 'context_relevancy', 'grounding_lexical', 'response_self_distinctness']);
+    expect(Object.keys(r.scores).sort()).toEqual(['answer_relevancy', 'completeness', 'completeness_distribution', 'context_relevancy', 'grounding_lexical', 'response_self_distinctness']);
+    // The least covered query-relevant source sentences are named for the examples page (never more than 3).
+    expect(r.details.uncoveredSources!.length).toBeGreaterThan(0);
+    expect(r.details.uncoveredSources!.length).toBeLessThanOrEqual(3);
     // THELMA's SD example through the bundled model: sentences 1 and 3 repeat each other.
     expect(r.scores.response_self_distinctness).toBeCloseTo(1 / 3, 12);
     expect(r.details.redundantSentences).toEqual([[0, 2]]);
@@ -32,9 +35,9 @@ describe('EmbeddedJudge', () => {
 
   it('skips what it cannot compute, with reasons', async () => {
     const r = ok(await judge.score(triplet(CLOCK_QUERY, [], 'Yes.')));
-    expect(r.skipped).toEqual({ response_self_distinctness: 'single_sentence', context_relevancy: 'no_sources', grounding_lexical: 'no_sources' });
+    expect(r.skipped).toEqual({ response_self_distinctness: 'single_sentence', context_relevancy: 'no_sources', grounding_lexical: 'no_sources', completeness: 'no_sources', completeness_distribution: 'no_sources' });
     const e = ok(await judge.score(triplet(CLOCK_QUERY, CLOCK_SOURCES, '')));
-    expect(e.skipped).toMatchObject({ response_self_distinctness: 'empty_response', answer_relevancy: 'empty_response', grounding_lexical: 'no_checkable_tokens' });
+    expect(e.skipped).toMatchObject({ response_self_distinctness: 'empty_response', answer_relevancy: 'empty_response', grounding_lexical: 'no_checkable_tokens', completeness: 'empty_response' });
     for (const v of [...Object.values(r.scores), ...Object.values(e.scores)]) expect(Number.isFinite(v)).toBe(true);
   });
 });
