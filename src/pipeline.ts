@@ -20,6 +20,7 @@ import { instrumentsOptionsFromConfig } from './metrics/quality.ts';
 import { silentLogger, type Logger } from './log.ts';
 import { ScoringBudget } from './sampling/budget.ts';
 import { createSampler } from './sampling/create.ts';
+import { piiCheckOf } from './judges/pii.ts';
 import type { Sampler } from './sampling/types.ts';
 import { Scorer } from './scorer/scorer.ts';
 import { BufferedKafkaProducer } from './transport/kafka-buffered-producer.ts';
@@ -131,8 +132,10 @@ export class Pipeline {
     this.role = options.role ?? (kafkaKind ? 'collector' : 'all');
     const logger = options.logger ?? silentLogger;
     const consumerSection = config.transport.kafka.consumer;
+    const pii = piiCheckOf(config);
     this.scorer = new Scorer({
       judge: this.judge,
+      ...(pii ? { pii } : {}),
       ...(this.companion ? { companion: this.companion } : {}),
       instruments: this.instruments,
       budget: new ScoringBudget(config.sampling.budget),

@@ -36,9 +36,12 @@ export const EMBEDDED_METRICS = [
   'completeness_distribution',
 ] as const;
 
+/** Metrics the scorer adds to every record, whichever judge scored it (`judge.pii`). */
+export const SCORER_METRICS = ['pii_free'] as const;
+
 /** Every metric name ragwatch can emit. */
-export const METRIC_NAMES = [...new Set([...LLM_METRICS, ...EMBEDDED_METRICS])] as const;
-export type MetricName = (typeof LLM_METRICS)[number] | (typeof EMBEDDED_METRICS)[number];
+export const METRIC_NAMES = [...new Set([...LLM_METRICS, ...EMBEDDED_METRICS, ...SCORER_METRICS])] as const;
+export type MetricName = (typeof LLM_METRICS)[number] | (typeof EMBEDDED_METRICS)[number] | (typeof SCORER_METRICS)[number];
 const metricNameSchema = z.enum(METRIC_NAMES as unknown as [MetricName, ...MetricName[]]);
 
 /** One retrieved source (chunk) as the RAG service saw it. */
@@ -127,6 +130,8 @@ export const detailsSchema = z.object({
   redundantSentences: z.array(z.tuple([z.number().int(), z.number().int()])).default([]),
   /** Response tokens (numbers, entities) that appear nowhere in the sources (embedded judge). */
   unsupportedTokens: z.array(z.string()).optional(),
+  /** Personal data the response disclosed, counted per entity type — never the values (`pii_free`). */
+  piiTypes: z.record(z.string(), z.number().int().nonnegative()).optional(),
   /** The query-relevant source sentences the answer covers least, least first (embedded judge, at most 3). */
   uncoveredSources: z.array(z.string()).optional(),
 });

@@ -7,6 +7,7 @@ import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../config/load.ts';
+import { piiCheckOf } from '../judges/pii.ts';
 import { ConfigError } from '../errors.ts';
 import { createInstruments } from '../metrics/instruments.ts';
 import { createRedactor } from '../capture/redaction/redact-outcome.ts';
@@ -38,10 +39,10 @@ function toSampled(value: unknown): SampledTriplet | string {
   return `not a triplet: ${issue?.path.join('.') || '(root)'}: ${issue?.message ?? 'invalid'}`;
 }
 
-async function scoreOne(judge: Judge, triplet: SampledTriplet): Promise<ScoreRecord | string> {
+async function scoreOne(judge: Judge, triplet: SampledTriplet, pii: ReturnType<typeof piiCheckOf>): Promise<ScoreRecord | string> {
   const result = await judge.score(triplet);
   if (!result.ok) return `${result.error.code}: ${result.error.message}`;
-  return scoreRecordOf(triplet, judge, result);
+  return scoreRecordOf(triplet, judge, result, pii);
 }
 
 export const scoreCommand: Command = {
@@ -73,6 +74,7 @@ Exit code 1 when a line fails or a --min gate is not met.
     const judge = createJudge(config, { instruments: createInstruments({ processMetrics: false }) });
     await judge.init();
     const redactor = createRedactor(config.redaction);
+    const pii = piiCheckOf(config);
 
     const file = positionals[0]!;
     const lines = createInterface({ input: file === '-' ? process.stdin : createReadStream(file, 'utf8'), crlfDelay: Infinity });
@@ -118,7 +120,7 @@ Exit code 1 when a line fails or a --min gate is not met.
         if (typeof triplet === 'string') window.push(Promise.resolve({ line, out: triplet }));
         else {
           const redacted = redactor.redact(triplet);
-          window.push(redacted.ok ? scoreOne(judge, { ...redacted.triplet, sampling: triplet.sampling }).then((out) => ({ line, out })) : Promise.resolve({ line, out: 'redaction failed; not scored' }));
+          window.push(redacted.ok ? scoreOne(judge, { ...redacted.triplet, sampling: triplet.sampling }, pii).then((out) => ({ line, out })) : Promise.resolve({ line, out: 'redaction failed; not scored' }));
         }
         if (window.length >= config.judge.concurrency) await flush();
       }

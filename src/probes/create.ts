@@ -4,6 +4,7 @@
  * series, alerts and the fallback judge. `ragwatch start` and `ragwatch prober` call this.
  * @module
  */
+import { piiCheckOf } from '../judges/pii.ts';
 import type { Registry } from 'prom-client';
 import { createRedactor } from '../capture/redaction/redact-outcome.ts';
 import { loadProbeSuite, SuiteError } from '../config/load-suite.ts';
@@ -74,7 +75,7 @@ export async function createProber(config: RagwatchConfig, options: CreateProber
     firstRunDelayMs: config.probes.firstRunDelayMs,
     evaluationIntervalMs: alerts.evaluationIntervalMs,
     recordsPerTrace: options.recordsPerTrace ?? 1,
-    ...(options.judge ? { fallback: { judge: options.judge, redactor: createRedactor(config.redaction), concurrency: config.judge.concurrency } } : {}),
+    ...(options.judge ? { fallback: { judge: options.judge, redactor: createRedactor(config.redaction), concurrency: config.judge.concurrency, ...(piiCheckOf(config) ? { pii: piiCheckOf(config)! } : {}) } } : {}),
     ...(options.logger ? { logger: options.logger } : {}),
   });
 }

@@ -3,11 +3,12 @@
  * `ragwatch score` command so both emit the same shape.
  * @module
  */
+import type { PiiFinding } from '../judges/pii.ts';
 import type { Judge, JudgeScores } from '../judges/types.ts';
 import type { SampledTriplet, ScoreRecord } from '../triplet.ts';
 
-/** The record for `triplet` judged by `judge` with `result`, stamped now. */
-export function scoreRecordOf(triplet: SampledTriplet, judge: Pick<Judge, 'kind' | 'model'>, result: JudgeScores): ScoreRecord {
+/** The record for `triplet` judged by `judge` with `result`, stamped now; `pii` adds `pii_free` (both judges). */
+export function scoreRecordOf(triplet: SampledTriplet, judge: Pick<Judge, 'kind' | 'model'>, result: JudgeScores, pii?: (t: SampledTriplet) => PiiFinding): ScoreRecord {
   const record: ScoreRecord = {
     tripletId: triplet.id,
     traceId: triplet.traceId,
@@ -22,6 +23,11 @@ export function scoreRecordOf(triplet: SampledTriplet, judge: Pick<Judge, 'kind'
     diagnosis: [],
     usage: result.usage,
   };
+  if (pii) {
+    const found = pii(triplet);
+    record.scores = { ...record.scores, pii_free: found.free };
+    if (found.free === 0) record.details = { ...record.details, piiTypes: found.types };
+  }
   if (triplet.route !== undefined) record.route = triplet.route;
   if (triplet.origin !== undefined) record.origin = triplet.origin;
   return record;

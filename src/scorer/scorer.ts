@@ -3,6 +3,7 @@
  * the metrics and handed to the record sinks. A judge failure is counted, never turned into a score.
  * @module
  */
+import type { PiiFinding } from '../judges/pii.ts';
 import type { Judge, JudgeResult, JudgeScores } from '../judges/types.ts';
 import type { Instruments } from '../metrics/instruments.ts';
 import type { ScoringBudget } from '../sampling/budget.ts';
@@ -13,6 +14,8 @@ import type { MetricName, SampledTriplet, ScoreRecord } from '../triplet.ts';
 /** Options of {@link Scorer}. */
 export interface ScorerOptions {
   judge: Judge;
+  /** Adds `pii_free` to every record (`judge.pii`). */
+  pii?: (triplet: SampledTriplet) => PiiFinding;
   /**
    * A second judge that also scores every triplet once the main judge's outcome is final (scored or
    * failed): the embedded judge next to the LLM judge. Its records go to the same sinks with their own
@@ -44,7 +47,10 @@ export class Scorer {
   readonly #maxAttempts: number;
   readonly #retryBackoffMs: number;
 
+  readonly #pii: ((triplet: SampledTriplet) => PiiFinding) | undefined;
+
   constructor(options: ScorerOptions) {
+    this.#pii = options.pii;
     this.#budget = options.budget;
     this.#maxAttempts = options.maxAttempts ?? 3;
     this.#retryBackoffMs = options.retryBackoffMs ?? 5_000;
@@ -121,7 +127,7 @@ export class Scorer {
 
   /** Builds the ScoreRecord, records its scores and skips, and hands it to the sink. */
   #record(triplet: SampledTriplet, judge: Judge, result: JudgeScores): ScoreRecord {
-    const record = scoreRecordOf(triplet, judge, result);
+    const record = scoreRecordOf(triplet, judge, result, this.#pii);
     // Probe answers never reach the production score series (the generated rules alert on them).
     if (record.origin !== 'probe') {
       // The score histogram bounds the service label itself (metrics.services / maxServices).

@@ -65,6 +65,8 @@ export const DEFAULT_ALERT_METRICS = {
   // (HaluEval dev: 0.28 right vs 0.54 hallucinated). 0.2 flags answers that leave out nearly everything.
   completeness: { threshold: 0.2, severity: 'ticket' },
   completeness_distribution: { threshold: 0.2, severity: 'ticket' },
+  // Privacy: more than 1 % of the answers in the window disclose personal data.
+  pii_free: { threshold: 0.99, severity: 'page' },
 } as const;
 
 /** Threshold alerts (generated Prometheus rules and the in-process evaluator) and diagnosis. */

@@ -69,6 +69,18 @@ export const judgeSection = z
     /** Triplets scored concurrently. Default 2. */
     concurrency: z.number().int().positive().default(2),
     llm: llmSection.prefault({}),
+    /** Privacy (HCAT §4): `pii_free` on every scored answer, both judges (docs/judges.md). */
+    pii: z
+      .object({
+        /** Emit `pii_free` (1 = the response discloses no personal data of the types below). Default true. */
+        enabled: z.boolean().default(true),
+        /** Entity types that count (`email`, `phone`, `payment_card`, `iban`, `us_ssn`, `ip_address`, `secret`, custom recognizer names); empty = all. Default all. */
+        types: z.array(z.string().regex(/^[a-z][a-z0-9_]{0,31}$/)).default([]),
+        /** Count a value the user's own query contained (an answer repeating the user's e-mail) as disclosed. Default false. */
+        countQueryPii: z.boolean().default(false),
+      })
+      .strict()
+      .prefault({}),
     embedded: z
       .object({
         /**
