@@ -6,18 +6,18 @@
  * serves /exams (screenshot in Chromium for docs/exams.md); RagwatchExamRegression fires in promtool.
  */
 import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
 import { loadConfig } from '../../src/config/load.ts';
 import type { ExamReport } from '../../src/exams/report.ts';
 import { generateRules } from '../../src/metrics/rules.ts';
 import { startDemoRag } from '../../scripts/demo-rag/service.ts';
-import { haveBinaries, promtool, scratchDir, which } from '../helpers/prometheus.ts';
+import { inChromium } from '../helpers/chromium.ts';
+import { haveBinaries, promtool, scratchDir } from '../helpers/prometheus.ts';
 import { BIN, ROOT, freePort, metricValue, spawnRagwatch, waitFor, type RagwatchProcess } from '../helpers/process.ts';
 
 const run = promisify(execFile);
@@ -75,19 +75,9 @@ describe('exams end to end: two releases of the demo service', () => {
     expect(html).toContain('Regression: <b>1.1</b>');
     expect(html).toContain('aria-label="item characteristic curves"');
     if (haveBinaries('exams page screenshot', 'chromium')) {
-      const profile = mkdtempSync(join(tmpdir(), 'ragwatch-chromium-exams-'));
-      const executablePath = existsSync('/usr/lib/chromium/chromium') ? '/usr/lib/chromium/chromium' : which('chromium')!;
-      const browser = await chromium.launchPersistentContext(profile, { executablePath, headless: true, viewport: { width: 1200, height: 800 }, args: ['--no-sandbox', '--disable-gpu', '--no-first-run'] });
-      try {
-        const page = await browser.newPage();
-        await page.goto(`${url}/exams`);
+      await inChromium({ url: `${url}/exams`, width: 1200, height: 800, screenshot: 'exams-page.png' }, async (page) => {
         expect(await page.locator('svg[aria-label="exam information curve"] polyline').count()).toBe(1);
-        mkdirSync(join(ROOT, 'tests/.artifacts'), { recursive: true });
-        await page.screenshot({ path: join(ROOT, 'tests/.artifacts/exams-page.png'), fullPage: true });
-      } finally {
-        await browser.close();
-        rmSync(profile, { recursive: true, force: true });
-      }
+      });
     }
   }, 120_000);
 });

@@ -3,10 +3,9 @@
  * one section per calibrated metric with raw and calibrated series in an SVG reliability diagram whose
  * calibrated points lie closer to the diagonal; a headless-Chromium screenshot for the docs.
  */
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/load.ts';
 import { silentLogger } from '../../src/log.ts';
@@ -17,8 +16,8 @@ import { reliabilityBins } from '../../src/server/calibration-page.ts';
 import { listen, type RunningServer } from '../../src/server/serve.ts';
 import { openReviewStore } from '../../src/store/create.ts';
 import type { SampledTriplet, ScoreRecord } from '../../src/triplet.ts';
-import { haveBinaries, which } from '../helpers/prometheus.ts';
-import { ROOT } from '../helpers/process.ts';
+import { inChromium } from '../helpers/chromium.ts';
+import { haveBinaries } from '../helpers/prometheus.ts';
 
 const TOKEN = 'calibration-page-token-0123456789';
 const dir = mkdtempSync(join(tmpdir(), 'ragwatch-calpage-'));
@@ -79,18 +78,8 @@ describe('/calibration', () => {
   });
 
   it.skipIf(!haveBinaries('calibration page screenshot', 'chromium'))('renders in headless Chromium (screenshot for docs/calibration.md)', async () => {
-    const profile = mkdtempSync(join(tmpdir(), 'ragwatch-chromium-cal-'));
-    const executablePath = existsSync('/usr/lib/chromium/chromium') ? '/usr/lib/chromium/chromium' : which('chromium')!;
-    const browser = await chromium.launchPersistentContext(profile, { executablePath, headless: true, viewport: { width: 900, height: 600 }, extraHTTPHeaders: { authorization: `Bearer ${TOKEN}` }, args: ['--no-sandbox', '--disable-gpu', '--no-first-run'] });
-    try {
-      const page = await browser.newPage();
-      expect((await page.goto(`http://127.0.0.1:${server.port}/calibration`))?.status()).toBe(200);
+    await inChromium({ url: `http://127.0.0.1:${server.port}/calibration`, token: TOKEN, screenshot: 'calibration-page.png' }, async (page) => {
       expect(await page.locator('section svg circle').count()).toBeGreaterThan(10);
-      mkdirSync(join(ROOT, 'tests/.artifacts'), { recursive: true });
-      await page.screenshot({ path: join(ROOT, 'tests/.artifacts/calibration-page.png'), fullPage: true });
-    } finally {
-      await browser.close();
-      rmSync(profile, { recursive: true, force: true });
-    }
+    });
   }, 60_000);
 });

@@ -3,10 +3,9 @@
  * question type (and topic, once fitted) each metric's weighted mean, coloured by its threshold,
  * outlined when flagged, faded under weakness.minCount answers; escaped; a Chromium screenshot for the docs.
  */
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/load.ts';
 import { createInstruments } from '../../src/metrics/instruments.ts';
@@ -16,8 +15,8 @@ import { openReviewStore } from '../../src/store/create.ts';
 import { silentLogger } from '../../src/log.ts';
 import { listen, type RunningServer } from '../../src/server/serve.ts';
 import type { SampledTriplet, ScoreRecord } from '../../src/triplet.ts';
-import { haveBinaries, which } from '../helpers/prometheus.ts';
-import { ROOT } from '../helpers/process.ts';
+import { inChromium } from '../helpers/chromium.ts';
+import { haveBinaries } from '../helpers/prometheus.ts';
 
 const TOKEN = 'weaknesses-page-token-0123456789';
 
@@ -65,20 +64,10 @@ describe('/weaknesses', () => {
   });
 
   it.skipIf(!haveBinaries('weaknesses page screenshot', 'chromium'))('renders in headless Chromium', async () => {
-    const profile = mkdtempSync(join(tmpdir(), 'ragwatch-chromium-weak-'));
-    const executablePath = existsSync('/usr/lib/chromium/chromium') ? '/usr/lib/chromium/chromium' : which('chromium')!;
-    const browser = await chromium.launchPersistentContext(profile, { executablePath, headless: true, viewport: { width: 800, height: 420 }, extraHTTPHeaders: { authorization: `Bearer ${TOKEN}` }, args: ['--no-sandbox', '--disable-gpu', '--no-first-run'] });
-    try {
-      const page = await browser.newPage();
-      expect((await page.goto(`http://127.0.0.1:${server.port}/weaknesses`))?.status()).toBe(200);
+    await inChromium({ url: `http://127.0.0.1:${server.port}/weaknesses`, token: TOKEN, width: 800, height: 420, screenshot: 'weaknesses-page.png' }, async (page) => {
       expect(await page.locator('td.flag').count()).toBe(1);
       expect(await page.locator('ol.flags li').count()).toBe(1);
-      mkdirSync(join(ROOT, 'tests/.artifacts'), { recursive: true });
-      await page.screenshot({ path: join(ROOT, 'tests/.artifacts/weaknesses-page.png'), fullPage: true });
-    } finally {
-      await browser.close();
-      rmSync(profile, { recursive: true, force: true });
-    }
+    });
   }, 60_000);
 });
 
@@ -120,19 +109,9 @@ describe('/weaknesses with live topics', () => {
       expect(html).toContain('grounding_lexical (embedded): topic × question type');
       expect(html).toContain('<svg role="img" aria-label="box plot per topic"');
       if (haveBinaries('weaknesses page screenshot with topics', 'chromium')) {
-        const profile = mkdtempSync(join(tmpdir(), 'ragwatch-chromium-weak2-'));
-        const executablePath = existsSync('/usr/lib/chromium/chromium') ? '/usr/lib/chromium/chromium' : which('chromium')!;
-        const browser = await chromium.launchPersistentContext(profile, { executablePath, headless: true, viewport: { width: 1000, height: 700 }, extraHTTPHeaders: { authorization: `Bearer ${TOKEN}` }, args: ['--no-sandbox', '--disable-gpu', '--no-first-run'] });
-        try {
-          const page = await browser.newPage();
-          await page.goto(`http://127.0.0.1:${server.port}/weaknesses`);
+        await inChromium({ url: `http://127.0.0.1:${server.port}/weaknesses`, token: TOKEN, width: 1000, height: 700, screenshot: 'weaknesses-page-topics.png' }, async (page) => {
           expect(await page.locator('table.heat td.flag').count()).toBeGreaterThanOrEqual(1);
-          mkdirSync(join(ROOT, 'tests/.artifacts'), { recursive: true });
-          await page.screenshot({ path: join(ROOT, 'tests/.artifacts/weaknesses-page-topics.png'), fullPage: true });
-        } finally {
-          await browser.close();
-          rmSync(profile, { recursive: true, force: true });
-        }
+        });
       }
     } finally {
       await server.close();
