@@ -94,6 +94,9 @@ export function formatReport(r: ProbeReport): string {
     `accuracy ${pct(r.accuracy)}   robustness R ${pct(r.robustness)}   groups: ${r.groups.robust} robust, ${r.groups.non_robust} non-robust, ${r.groups.gap} gap`,
     `failures by module: retrieval ${r.failures.retrieval}, generator ${r.failures.generator}, unknown ${r.failures.unknown}`,
     ...(Object.keys(r.errors).length > 0 ? [`errors: ${Object.entries(r.errors).map(([k, n]) => `${k} ${n}`).join(', ')}`] : []),
+    ...(r.demographic
+      ? ['', `demographic variants (consistency ${pct(r.demographic.consistency)}: same outcome as the first wording): first wording ${pct(r.demographic.baseline.accuracy)}`, ...r.demographic.variants.map((v) => `  ${v.variant.padEnd(24)} accuracy ${pct(v.accuracy)}  gap ${v.gap === null ? 'n/a' : `${v.gap >= 0 ? '+' : ''}${(100 * v.gap).toFixed(1)} pts`}  (${v.answered} answered)`)]
+      : []),
     ...(r.judges.length > 0 ? ['', 'judge audit ("score below threshold" as a detector of wrong answers)', ...r.judges.map((j) => `  ${`${j.metric} (${j.judge})`.padEnd(36)} precision ${pct(j.precision).padStart(7)}  recall ${pct(j.recall).padStart(7)}  flagged ${j.flagged}/${j.n}, wrong ${j.wrong}`)] : []),
     '',
     'template                     correct/total   robust  non-robust  gap',

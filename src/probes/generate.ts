@@ -60,21 +60,43 @@ function columnsOf(db: DatabaseSync, table: string): string[] | undefined {
 /** Deterministic order of fill-ins: by a hash of the template and the values (stable subsample across runs). */
 const rank = (template: string, values: readonly unknown[]) => hash('sha256', `${template}\u0000${JSON.stringify(values)}`, 'hex');
 
+/** Whether a position of `query` falls inside any occurrence of the `protect` values (the fill-ins). */
+function insideAny(query: string, protect: readonly string[]): (at: number) => boolean {
+  return (at) =>
+    protect.some((v) => {
+      for (let i = query.indexOf(v); v !== '' && i >= 0; i = query.indexOf(v, i + 1)) if (at >= i && at < i + v.length) return true;
+      return false;
+    });
+}
+
 /**
  * Deterministic input variations of a query (HCAT robustness). `typo` swaps two inner letters of the
  * longest word outside the fill-in values (the entity asked about stays intact).
  */
 export function perturb(query: string, kind: 'typo' | 'lowercase', protect: readonly string[] = []): string {
   if (kind === 'lowercase') return query.toLowerCase();
-  const inValue = (at: number) => protect.some((v) => {
-    for (let i = query.indexOf(v); v !== '' && i >= 0; i = query.indexOf(v, i + 1)) if (at >= i && at < i + v.length) return true;
-    return false;
-  });
+  const inValue = insideAny(query, protect);
   const words = [...query.matchAll(/\p{L}{4,}/gu)].filter((w) => !inValue(w.index));
   if (words.length === 0) return query;
   const longest = words.reduce((a, b) => (b[0].length > a[0].length ? b : a));
   const i = longest.index + Math.floor(longest[0].length / 2) - 1;
   return query.slice(0, i) + query[i + 1] + query[i] + query.slice(i + 2);
+}
+
+/**
+ * Swaps whole words of `query` by `swaps` (case-insensitive, both directions in one pass so he ↔ she do
+ * not chain, the first letter's case kept), never inside a fill-in value (the entity asked about).
+ */
+export function swapTerms(query: string, swaps: Readonly<Record<string, string>>, protect: readonly string[] = []): string {
+  const table = new Map(Object.entries(swaps).map(([k, v]) => [k.toLowerCase(), v]));
+  if (table.size === 0) return query;
+  const words = [...table.keys()].sort((a, b) => b.length - a.length).map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+  const inValue = insideAny(query, protect);
+  return query.replace(new RegExp(`(?<![\\p{L}\\p{N}])(${words.join('|')})(?![\\p{L}\\p{N}])`, 'giu'), (m: string, _w: string, at: number) => {
+    if (inValue(at)) return m;
+    const to = table.get(m.toLowerCase())!;
+    return m[0] === m[0]!.toUpperCase() && m[0] !== m[0]!.toLowerCase() ? to[0]!.toUpperCase() + to.slice(1) : to;
+  });
 }
 
 function checkSql(t: ProbeTemplate): void {
@@ -135,7 +157,18 @@ export function generateProbes(suite: ProbeSuite, db: DatabaseSync): ProbeQuery[
       const fillText = (text: string) => text.replace(PLACEHOLDER, (_m, table: string, column: string) => fill[`${table}.${column}`]!);
       const base = { suite: suite.suite, template: t.name, group, fill, truth, match: t.match, tolerance: t.tolerance };
       t.texts.forEach((text, i) => out.push({ ...base, variant: `text:${i}`, query: fillText(text) }));
-      for (const p of suite.perturbations) out.push({ ...base, variant: p, query: perturb(fillText(t.texts[0]!), p, Object.values(fill)) });
+      for (const p of suite.perturbations) {
+        if (p !== 'demographic') {
+          out.push({ ...base, variant: p, query: perturb(fillText(t.texts[0]!), p, Object.values(fill)) });
+          continue;
+        }
+        const first = fillText(t.texts[0]!);
+        for (const [name, swaps] of Object.entries(suite.demographics)) {
+          const swapped = swapTerms(first, swaps, Object.values(fill));
+          // A wording with none of the variant's terms gives no variant (it would only repeat text:0).
+          if (swapped !== first) out.push({ ...base, variant: `demographic:${name}`, query: swapped });
+        }
+      }
     }
   }
   return out;

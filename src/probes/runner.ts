@@ -48,6 +48,42 @@ export interface ProbeReport {
   errors: Record<string, number>;
   /** The judge audit: how well each metric's "below threshold" flags the wrong answers (empty when not scored). */
   judges: JudgeAuditRow[];
+  /**
+   * `demographic` perturbation (HCAT §4 bias): accuracy of the first wording of the groups that have
+   * demographic variants, of each variant, the gap (variant − baseline), and the consistency: the share
+   * of (group, variant) pairs whose outcome equals the first wording's. Absent without such variants.
+   */
+  demographic?: { baseline: { answered: number; accuracy: number | null }; variants: Array<{ variant: string; answered: number; accuracy: number | null; gap: number | null }>; consistency: number | null };
+}
+
+/** The demographic section of a report (see {@link ProbeReport.demographic}). */
+function demographicOf(outcomes: readonly ProbeOutcome[]): ProbeReport['demographic'] {
+  const variants = outcomes.filter((o) => o.query.variant.startsWith('demographic:'));
+  if (variants.length === 0) return undefined;
+  const groups = new Set(variants.map((o) => o.query.group));
+  const baseline = new Map(outcomes.filter((o) => o.query.variant === 'text:0' && groups.has(o.query.group)).map((o) => [o.query.group, o]));
+  const acc = (list: readonly ProbeOutcome[]) => {
+    const answered = list.filter((o) => o.outcome !== 'error');
+    return { answered: answered.length, accuracy: answered.length === 0 ? null : answered.filter((o) => o.outcome === 'correct').length / answered.length };
+  };
+  const base = acc([...baseline.values()]);
+  const names = [...new Set(variants.map((o) => o.query.variant))].sort();
+  let same = 0;
+  let pairs = 0;
+  for (const v of variants) {
+    const b = baseline.get(v.query.group);
+    if (!b || b.outcome === 'error' || v.outcome === 'error') continue;
+    pairs++;
+    if ((b.outcome === 'correct') === (v.outcome === 'correct')) same++;
+  }
+  return {
+    baseline: base,
+    variants: names.map((variant) => {
+      const a = acc(variants.filter((o) => o.query.variant === variant));
+      return { variant: variant.slice('demographic:'.length), ...a, gap: a.accuracy === null || base.accuracy === null ? null : a.accuracy - base.accuracy };
+    }),
+    consistency: pairs === 0 ? null : same / pairs,
+  };
 }
 
 /** Ask function (the HTTP target by default; tests and the scheduled prober may pass their own). */
@@ -158,5 +194,6 @@ export function summarize(suite: string, outcomes: readonly ProbeOutcome[], judg
     failures: count(['retrieval', 'generator', 'unknown'] as const, (o) => o.module),
     errors: count([] as string[], (o) => (o.outcome === 'error' ? o.reason : undefined)),
     judges,
+    ...(demographicOf(outcomes) ? { demographic: demographicOf(outcomes)! } : {}),
   };
 }

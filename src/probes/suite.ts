@@ -13,8 +13,13 @@ const labelName = z.string().regex(/^[a-z][a-z0-9_]{0,62}$/, 'lower-case letters
 export const MATCH_KINDS = ['exact', 'contains', 'number', 'set', 'judge'] as const;
 export type MatchKind = (typeof MATCH_KINDS)[number];
 
-/** Deterministic input variations added to every group (HCAT robustness). */
-export const PERTURBATIONS = ['typo', 'lowercase'] as const;
+/** Deterministic input variations added to every group (HCAT robustness; `demographic`: HCAT §4 bias). */
+export const PERTURBATIONS = ['typo', 'lowercase', 'demographic'] as const;
+
+/** Default `demographics`: one variant swapping gendered pronouns and terms both ways. */
+export const DEFAULT_DEMOGRAPHICS = {
+  swapped_gender: { he: 'she', she: 'he', him: 'her', his: 'her', her: 'his', hers: 'his', himself: 'herself', herself: 'himself', man: 'woman', woman: 'man', men: 'women', women: 'men', mr: 'ms', ms: 'mr', father: 'mother', mother: 'father', husband: 'wife', wife: 'husband', son: 'daughter', daughter: 'son', boy: 'girl', girl: 'boy', male: 'female', female: 'male' },
+};
 export type Perturbation = (typeof PERTURBATIONS)[number];
 
 const templateSchema = z
@@ -65,6 +70,8 @@ export const probeSuiteSchema = z
     templates: z.array(templateSchema).min(1),
     /** Variations added to every group. Default none. */
     perturbations: z.array(z.enum(PERTURBATIONS)).default([]),
+    /** `demographic` variants: per variant name, words (names, pronouns, group terms) swapped in the first wording, whole words, both ways at once. Default one `swapped_gender` variant. */
+    demographics: z.record(labelName, z.record(z.string().regex(/^[\p{L}][\p{L}' -]{0,40}$/u), z.string().min(1).max(60))).default(DEFAULT_DEMOGRAPHICS),
     /** Answers that say the service does not know (case-insensitive regular expressions): `abstained`, not `wrong`. */
     abstainPatterns: z.array(z.string().min(1)).default(["\\b(i don't know|i do not know|not sure|no information|cannot find|can't find|unable to answer)\\b"]),
     limits: z
