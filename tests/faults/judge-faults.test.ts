@@ -137,7 +137,9 @@ describe('fault 1: judge endpoint failures', () => {
     for (const { record, triplet } of records) {
       if (expectScored.get(record.traceId) !== true) fabricated++;
       const ref = await clean.score(triplet);
-      if (!ref.ok || JSON.stringify(ref.scores) !== JSON.stringify(record.scores)) fabricated++;
+      // pii_free is the scorer's own (judge.pii), not the judge's: compared apart (no personal data here).
+      const { pii_free: piiFree, ...judged } = record.scores;
+      if (!ref.ok || JSON.stringify(ref.scores) !== JSON.stringify(judged) || piiFree !== 1) fabricated++;
     }
     await clean.shutdown();
 
