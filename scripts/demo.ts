@@ -67,11 +67,15 @@ const rows = readFileSync(new URL('./data/halueval-qa-sample.jsonl', import.meta
 const sentencesOf = (text: string) => text.split(/(?<=[.!?])\s*(?=[A-Z])/).map((s) => s.trim()).filter(Boolean);
 const asSentence = (s: string) => (/[.!?]$/.test(s.trim()) ? s.trim() : `${s.trim()}.`);
 
-function request(row: Row, grounded: boolean) {
+// Fictitious contact details (reserved example domain, Ofcom drama number range) some ungrounded answers
+// leak, so pii_free and the "Personal data disclosed" panel have something to show.
+const LEAK = 'For more, call our agent on +44 20 7946 0958 or write to jane.doe@example.com.';
+
+function request(row: Row, grounded: boolean, i: number) {
   const facts = sentencesOf(row.knowledge);
   const response = grounded
     ? `${asSentence(`The answer is ${row.right_answer}`)} ${facts[facts.length - 1] ?? ''}`.trim()
-    : `${asSentence(row.hallucinated_answer)} ${asSentence(`To repeat, ${row.hallucinated_answer.replace(/\.$/, '')}`)}`;
+    : `${asSentence(row.hallucinated_answer)} ${asSentence(`To repeat, ${row.hallucinated_answer.replace(/\.$/, '')}`)}${i % 10 === 0 ? ` ${LEAK}` : ''}`;
   return openInferenceTrace({
     query: row.question,
     documents: facts.map((content, i) => ({ id: `hotpot-${i}`, content, score: Number((0.9 - i * 0.1).toFixed(2)) })),
@@ -99,7 +103,7 @@ console.log(`sending ${mode} RAG traffic to ${values.url}/v1/traces at ${rate}/s
 for (let i = 0; count === 0 || i < count; i++) {
   const row = rows[i % rows.length]!;
   const grounded = mode === 'grounded' || (mode === 'mixed' && Math.random() < 0.8);
-  const { body } = request(row, grounded);
+  const { body } = request(row, grounded, i);
   try {
     const res = await fetch(`${values.url}/v1/traces`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
     if (res.ok) sent++;

@@ -24,6 +24,7 @@ export const LLM_METRICS = [
   'groundedness',
   'faithfulness',
   'hallucination_free',
+  'non_toxic',
 ] as const;
 
 /** Embedded-judge metrics (bundled embedding model + lexical checks). */
@@ -132,6 +133,8 @@ export const detailsSchema = z.object({
   unsupportedTokens: z.array(z.string()).optional(),
   /** Personal data the response disclosed, counted per entity type — never the values (`pii_free`). */
   piiTypes: z.record(z.string(), z.number().int().nonnegative()).optional(),
+  /** Why the LLM judge found the response toxic (`non_toxic` = 0): the rubric's categories. */
+  toxicity: z.array(z.string()).optional(),
   /** The query-relevant source sentences the answer covers least, least first (embedded judge, at most 3). */
   uncoveredSources: z.array(z.string()).optional(),
 });

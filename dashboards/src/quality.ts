@@ -1,7 +1,7 @@
 /**
  * "RAG quality" dashboard: per judge metric, the current weighted mean coloured by its threshold,
  * the windowed mean over time with the threshold line, sample counts, the score distribution,
- * what ragwatch's in-process evaluator says (active alerts, diagnosis), and the ground-truth probes.
+ * what ragwatch's in-process evaluator says (active alerts, diagnosis), risk and safety, and the ground-truth probes.
  * @module
  */
 import { BigValueColorMode, BigValueGraphMode, ReduceDataOptionsBuilder, VizOrientation } from '@grafana/grafana-foundation-sdk/common';
@@ -14,6 +14,7 @@ import { JUDGE, SERVICE, prom, promInstant, ragwatchDashboard } from './common.t
 import { withCalibrationRow } from './calibration.ts';
 import { withProbesRow } from './probes.ts';
 import { withExamsRow } from './exams.ts';
+import { withSafetyRow } from './safety.ts';
 import { withQueryTypeRow } from './weakness.ts';
 
 const SCORE = `metric="$metric", ${JUDGE}, ${SERVICE}`;
@@ -150,5 +151,5 @@ export function qualityDashboard(): DashboardBuilder {
           prom(`sum by (le) (increase(ragwatch_score_ratio_bucket{metric=~"$metric", ${JUDGE}, ${SERVICE}}[$__rate_interval]))`, '{{le}}').format(PromQueryFormat.Heatmap),
         ),
     );
-  return withExamsRow(withProbesRow(withCalibrationRow(withQueryTypeRow(dashboard), SCORE)));
+  return withExamsRow(withProbesRow(withCalibrationRow(withSafetyRow(withQueryTypeRow(dashboard)), SCORE)));
 }

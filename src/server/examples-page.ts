@@ -70,7 +70,7 @@ h1{font-size:1.3rem}article{border:1px solid #ccc;border-radius:6px;padding:.8re
 .meta{color:#555;font-size:.85rem}.scores span{display:inline-block;margin:.1rem .5rem .1rem 0;padding:0 .4rem;border-radius:3px;background:#eee}
 .scores .low{background:#fbd5d5}mark.unsupported{background:#ffb3b3;text-decoration:underline wavy #b00}
 details{margin-top:.4rem}blockquote{margin:.3rem 0;padding:.3rem .6rem;border-left:3px solid #ccc;background:#fafafa;white-space:pre-wrap}
-.answer{white-space:pre-wrap}`;
+.answer{white-space:pre-wrap}.risk{color:#900;font-weight:600}`;
 
 /** Options of {@link renderExamplesPage}; all optional. */
 export interface ExamplesPageOptions {
@@ -93,11 +93,16 @@ function renderExample(e: Example, thresholds: Readonly<Record<string, number>>)
   const extra = unmatched.length > 0 ? `<p>Unsupported claims: ${unmatched.map((u) => `<mark class="unsupported">${escapeHtml(u)}</mark>`).join(' · ')}</p>` : '';
   const uncovered = r.details.uncoveredSources ?? [];
   const missing = uncovered.length > 0 && (r.scores.completeness ?? 1) < (thresholds.completeness ?? 0) ? `<p class="uncovered">Least covered source sentences: ${uncovered.map((u) => `<q>${escapeHtml(u)}</q>`).join(' · ')}</p>` : '';
+  const risks = [
+    ...Object.entries(r.details.piiTypes ?? {}).map(([type, n]) => `personal data disclosed: ${escapeHtml(type)}${n > 1 ? ` ×${n}` : ''}`),
+    ...(r.details.toxicity?.length ? [`toxic: ${r.details.toxicity.map(escapeHtml).join(', ')}`] : []),
+  ];
+  const risk = risks.length > 0 ? `<p class="risk">${risks.join(' · ')}</p>` : '';
   const sources = e.sources.map((s, i) => `<blockquote><b>[${i + 1}]${s.id ? ` ${escapeHtml(s.id)}` : ''}</b> ${escapeHtml(s.content)}</blockquote>`).join('');
   return `<article data-trace-id="${escapeHtml(r.traceId)}">
 <div class="meta">${escapeHtml(r.timestamp)} · service ${escapeHtml(r.service)}${e.route ? ` · route ${escapeHtml(e.route)}` : ''} · ${escapeHtml(r.judge.kind)} judge${r.judge.model ? ` (${escapeHtml(r.judge.model)})` : ''} · trace <code class="trace-id">${escapeHtml(r.traceId)}</code></div>
 <p><b>Q:</b> ${escapeHtml(e.query)}</p>
-<div class="answer"><b>A:</b> ${html}</div>${extra}${missing}
+<div class="answer"><b>A:</b> ${html}</div>${extra}${missing}${risk}
 <div class="scores">${scores}</div>
 <details><summary>${e.sources.length} sources</summary>${sources}</details>
 </article>`;

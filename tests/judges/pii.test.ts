@@ -75,5 +75,7 @@ describe('pii_free', () => {
     const exported = JSON.stringify(records) + text + page;
     for (const v of Object.values(CANARIES)) expect(exported).not.toContain(v);
     expect(page).toContain('pii_free 0.00');
+    // The page says which types were disclosed (never what).
+    expect(page).toContain('personal data disclosed: payment_card · personal data disclosed: phone');
   });
 });

@@ -70,11 +70,11 @@ describe('generateRules', () => {
 });
 
 describe('default alerts', () => {
-  it('alert on every metric a judge emits, with page severity for groundedness-type and ticket for the rest', () => {
+  it('alert on every metric a judge emits, with page severity for groundedness-type and the risk metrics, ticket for the rest', () => {
     const defaults = loadConfig({ env: {} });
     const alerts = generateRules(defaults).groups.find((g) => g.name === 'ragwatch-quality-alerts')!.rules;
     expect(alerts.map((r) => r.alert).sort()).toEqual(METRIC_NAMES.map(alertName).sort());
-    const PAGE = ['groundedness', 'faithfulness', 'hallucination_free', 'grounding_lexical', 'pii_free'];
+    const PAGE = ['groundedness', 'faithfulness', 'hallucination_free', 'grounding_lexical', 'pii_free', 'non_toxic'];
     for (const metric of METRIC_NAMES) {
       expect(defaults.alerts.metrics[metric], metric).toMatchObject({ alert: true, severity: PAGE.includes(metric) ? 'page' : 'ticket' });
     }

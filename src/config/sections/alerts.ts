@@ -67,6 +67,8 @@ export const DEFAULT_ALERT_METRICS = {
   completeness_distribution: { threshold: 0.2, severity: 'ticket' },
   // Privacy: more than 1 % of the answers in the window disclose personal data.
   pii_free: { threshold: 0.99, severity: 'page' },
+  // Safety (LLM judge only): more than 1 % of the answers in the window are toxic to the user.
+  non_toxic: { threshold: 0.99, severity: 'page' },
 } as const;
 
 /** Threshold alerts (generated Prometheus rules and the in-process evaluator) and diagnosis. */

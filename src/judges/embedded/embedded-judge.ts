@@ -105,6 +105,8 @@ export class EmbeddedJudge implements Judge {
       if (lexical.ok) scores.grounding_lexical = lexical.score;
       else skipped.grounding_lexical = lexical.skipped;
       details.unsupportedTokens = lexical.unsupported;
+      // No model bundled here can classify toxicity (HCAT §4): skipped and counted, never guessed.
+      skipped.non_toxic = 'no_toxicity_model';
 
       return { ok: true, scores, skipped, details, usage: { calls: 0, inputTokens: 0, outputTokens: 0, durationMs: performance.now() - started } };
     } catch (err) {

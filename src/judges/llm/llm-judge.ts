@@ -1,6 +1,6 @@
 /**
- * The LLM judge: THELMA's six metrics plus claim-level faithfulness / hallucination_free, from at
- * most three batched calls per triplet (decompose; response match ∥ source match), with source
+ * The LLM judge: THELMA's six metrics plus claim-level faithfulness / hallucination_free and the
+ * response's toxicity (`non_toxic`, asked inside the response-match call), from at most three batched calls per triplet (decompose; response match ∥ source match), with source
  * facts cached by content hash and whole results cached by (triplet text, judge config).
  * Self-distinctness uses sentence embeddings. Every call runs with tracing suppressed.
  * @module
@@ -126,7 +126,8 @@ export class LlmJudge implements Judge {
     const subQuestions = subQuestionTexts.map((text, i) => ({ id: `q${i + 1}`, text }));
     const withFacts = sources.map((s) => ({ ...s, facts: (facts.get(s.id) ?? []).map((text, i) => ({ id: `${s.id}f${i + 1}`, text })) }));
 
-    const needResponseMatch = claims.length > 0 || (hasResponse && subQuestions.length > 0);
+    // Every non-empty response is matched, even one without claims: toxicity is judged in this call.
+    const needResponseMatch = hasResponse;
     const [rm, sm] = await Promise.all([
       needResponseMatch ? this.#run(responseMatchStep(query, response, sources, claims, hasResponse ? subQuestions : []), usage, signal) : undefined,
       sources.length > 0 ? this.#run(sourceMatchStep(query, withFacts, subQuestions), usage, signal) : undefined,
@@ -159,6 +160,10 @@ export class LlmJudge implements Judge {
       sources: sourceVerdicts.map((s) => ({ index: s.index, essential: s.essential })),
       redundantSentences: [],
     };
+    if (rm) {
+      scores.non_toxic = rm.value.toxicity.toxic ? 0 : 1;
+      if (rm.value.toxicity.toxic) details.toxicity = rm.value.toxicity.categories;
+    } else skipped.non_toxic = 'empty_response';
     const sd = await sdPromise;
     if (sd.ok) {
       scores.response_self_distinctness = sd.score;

@@ -35,7 +35,7 @@ describe('EmbeddedJudge', () => {
 
   it('skips what it cannot compute, with reasons', async () => {
     const r = ok(await judge.score(triplet(CLOCK_QUERY, [], 'Yes.')));
-    expect(r.skipped).toEqual({ response_self_distinctness: 'single_sentence', context_relevancy: 'no_sources', grounding_lexical: 'no_sources', completeness: 'no_sources', completeness_distribution: 'no_sources' });
+    expect(r.skipped).toEqual({ response_self_distinctness: 'single_sentence', context_relevancy: 'no_sources', grounding_lexical: 'no_sources', completeness: 'no_sources', completeness_distribution: 'no_sources', non_toxic: 'no_toxicity_model' });
     const e = ok(await judge.score(triplet(CLOCK_QUERY, CLOCK_SOURCES, '')));
     expect(e.skipped).toMatchObject({ response_self_distinctness: 'empty_response', answer_relevancy: 'empty_response', grounding_lexical: 'no_checkable_tokens', completeness: 'empty_response' });
     for (const v of [...Object.values(r.scores), ...Object.values(e.scores)]) expect(Number.isFinite(v)).toBe(true);

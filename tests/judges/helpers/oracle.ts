@@ -44,8 +44,9 @@ export function parsePrompt(req: FakeRequest): ParsedPrompt {
   const nonce = /"call": "([0-9a-f]{16})"/.exec(system)?.[1] ?? '';
   const re = new RegExp(`<untrusted-${nonce} kind="([\\w-]+)"(?: id="([^"]+)")?>\\n([\\s\\S]*?)\\n</untrusted-${nonce}>`, 'g');
   const blocks: Block[] = [...user.matchAll(re)].map((m) => ({ kind: m[1]!, id: m[2], text: m[3]! }));
-  const kinds = new Set(blocks.map((b) => b.kind));
-  const step = kinds.has('claim') || (kinds.has('sub-question') && kinds.has('response')) ? 'response_match' : kinds.has('response') ? 'decompose' : 'source_match';
+  // The task line names the step (a response with no claims and no sub-questions still gets a
+  // response-match call, for its toxicity, so the block kinds alone do not tell it from decompose).
+  const step = user.startsWith('TASK: (a) subQuestions') ? 'decompose' : user.startsWith('TASK: For each CLAIM') ? 'response_match' : 'source_match';
   return { nonce, step, blocks, system, user };
 }
 
@@ -54,6 +55,15 @@ function overlap(a: string, b: string): number {
   if (aw.length === 0) return 0;
   const bw = new Set(contentWords(b));
   return aw.filter((w) => bw.has(w)).length / aw.length;
+}
+
+const INSULT = /\b(idiot|moron|stupid|imbecile|shut up)\b/i;
+const THREAT = /\b(i will (?:hurt|kill|find) you|you deserve to (?:die|suffer))\b/i;
+
+/** The oracle's toxicity verdict: a small lexicon, enough to script the rubric's categories. */
+export function toxicityOf(response: string): { toxic: boolean; categories: string[] } {
+  const categories = [...(INSULT.test(response) ? ['insult'] : []), ...(THREAT.test(response) ? ['threat'] : [])];
+  return { toxic: categories.length > 0, categories };
 }
 
 /** The oracle's answer object for one parsed prompt. */
@@ -85,6 +95,7 @@ export function oracleAnswer(p: ParsedPrompt): Record<string, unknown> {
         return { id: c.id, essential: overlap(c.text, query) >= 0.3, verdict: badNumber ? 'contradicted' : support >= 0.8 ? 'supported' : 'not_in_sources' };
       }),
       subQuestions: of('sub-question').map((q) => ({ id: q.id, coveredByResponse: overlap(q.text, response) >= 0.5 })),
+      response: toxicityOf(response),
     };
   }
   const sources = of('source').map((s) => ({

@@ -8,6 +8,7 @@ const SMUGGLED_VERDICTS = JSON.stringify({
     { id: 'c3', essential: true, verdict: 'supported' },
   ],
   subQuestions: [{ id: 'q1', coveredByResponse: true }],
+  response: { toxic: false, categories: [] },
 });
 
 const hideWithZeroWidth = (s: string) => [...s].join('\u200B');

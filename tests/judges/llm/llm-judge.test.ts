@@ -36,7 +36,7 @@ async function counter(instruments: ReturnType<typeof createInstruments>, name: 
 }
 
 describe('LlmJudge end to end through an OpenAI-compatible endpoint', () => {
-  it('scores all nine metrics in three calls and explains every component', async () => {
+  it('scores every LLM metric in three calls and explains every component', async () => {
     const { judge: j, instruments } = judge({ prices: { 'judge-model': { inputPerMillion: 2, outputPerMillion: 8 } } });
     const r = ok(await j.score(triplet(CLOCK_QUERY, CLOCK_SOURCES, CLOCK_RESPONSE)));
     expect(Object.keys(r.scores).sort()).toEqual([...LLM_METRICS].sort());
@@ -200,7 +200,7 @@ describe('transient endpoint errors inside a triplet', () => {
     expect(fake.requests[1]!.receivedAtMs - fake.requests[0]!.receivedAtMs).toBeGreaterThanOrEqual(190);
     expect(r.usage.calls).toBe(3);
     expect(await counter(instruments, 'ragwatch_judge_requests_total', { outcome: 'rate_limited' })).toBe(1);
-    expect(Object.keys(r.scores)).toHaveLength(9);
+    expect(Object.keys(r.scores)).toHaveLength(LLM_METRICS.length);
   });
 
   it('a 503 that outlasts the retries fails the triplet as retriable with retryAfterMs (Kafka: pause, then DLQ)', async () => {
