@@ -104,6 +104,8 @@ describe('review page and labels API', () => {
     expect((await post('tripletId=ans-0', { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/x-www-form-urlencoded' })).status).toBe(415);
     expect((await post({ tripletId: 'ans-4', metric: 'answer_relevancy', value: 1, reviewer: 'api' })).status).toBe(201);
     expect(quality.review!.labels('ans-4')).toMatchObject([{ metric: 'answer_relevancy', value: 1, reviewer: 'api' }]);
+    // The HCAT risk and completeness concepts are labelled like the others (default calibration.labelMetrics).
+    for (const metric of ['non_toxic', 'pii_free', 'completeness']) expect((await post({ tripletId: 'ans-4', metric, value: 1, reviewer: 'api' })).status, metric).toBe(201);
   });
 
   describe.skipIf(!haveBinaries('review page in Chromium', 'chromium'))('in headless Chromium', () => {

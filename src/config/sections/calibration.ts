@@ -16,7 +16,14 @@ export const calibrationSection = z
     /** Which judge metrics a human label calibrates: label concept → metrics that estimate it. */
     labelMetrics: z
       .record(z.string().regex(/^[a-z][a-z0-9_]*$/), z.array(z.string().regex(/^[a-z][a-z0-9_]*$/)).min(1))
-      .default({ groundedness: ['groundedness', 'faithfulness', 'hallucination_free', 'grounding_lexical'], answer_relevancy: ['answer_relevancy', 'response_query_coverage'] }),
+      .default({
+        groundedness: ['groundedness', 'faithfulness', 'hallucination_free', 'grounding_lexical'],
+        answer_relevancy: ['answer_relevancy', 'response_query_coverage'],
+        // HCAT §3.3–§4: labels imported (or asked, by adding a question) for these calibrate them too.
+        completeness: ['completeness', 'completeness_distribution'],
+        non_toxic: ['non_toxic'],
+        pii_free: ['pii_free'],
+      }),
     /** The review page's question per label concept (answered yes / no / unsure). */
     questions: z
       .record(z.string().regex(/^[a-z][a-z0-9_]*$/), z.string().min(1).max(300))
