@@ -7,6 +7,7 @@
  * `capture.maxTextChars` and redacted. Never the raw OTLP body.
  * @module
  */
+import { Ajv } from 'ajv';
 import { z } from 'zod';
 import type { AttrValue, Attributes, CapturedLog, CapturedSpan } from '../capture/types.ts';
 
@@ -54,6 +55,14 @@ export const traceBatchSchema = z.object({ traceId: hex(32), spans: z.array(span
 export type SpanRecord = z.infer<typeof spanRecordSchema>;
 export type LogRecord = z.infer<typeof logRecordSchema>;
 export type TraceBatch = z.infer<typeof traceBatchSchema>;
+
+/**
+ * The zod schema compiled by ajv (its JSON schema as zod reads input: unknown keys allowed), so the
+ * assembler validates each record in place instead of zod building a copy: 3.2 instead of 9.2 µs per
+ * bench record (1.9 KB, on top of JSON.parse's 6.2 µs). tests/assembly/span-record.test.ts checks
+ * both accept exactly the same records.
+ */
+const validateTraceBatch = new Ajv({ allErrors: false }).compile<TraceBatch>(z.toJSONSchema(traceBatchSchema, { target: 'draft-7', io: 'input' }));
 
 /** Rewrites every string of a value (redaction, clipping); structure and other types are kept. */
 export type StringMap = (s: string) => string;
@@ -148,6 +157,9 @@ export function parseTraceBatch(value: Buffer | string): TraceBatch | string {
   } catch (err) {
     return `invalid JSON: ${(err as Error).message}`;
   }
-  const parsed = traceBatchSchema.safeParse(json);
-  return parsed.success ? parsed.data : `invalid span record: ${parsed.error.issues[0]?.path.join('.')}: ${parsed.error.issues[0]?.message}`;
+  if (validateTraceBatch(json)) return json;
+  const e = validateTraceBatch.errors?.[0];
+  const missing = e?.keyword === 'required' ? (e.params as { missingProperty: string }).missingProperty : undefined;
+  const path = [...(e?.instancePath.split('/').slice(1) ?? []), ...(missing ? [missing] : [])].join('.');
+  return `invalid span record: ${path}: ${e?.message ?? 'invalid'}`;
 }

@@ -8,13 +8,14 @@ import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { fromLogRecord, fromSpanRecord, parseTraceBatch, toLogRecord, toSpanRecord, type TraceBatch } from '../../src/assembly/span-record.ts';
+import { fromLogRecord, fromSpanRecord, parseTraceBatch, toLogRecord, toSpanRecord, traceBatchSchema, type TraceBatch } from '../../src/assembly/span-record.ts';
 import { Capture } from '../../src/capture/capture.ts';
 import { decodeLogs, decodeTraces } from '../../src/capture/otlp/decode.ts';
 import { createRedactor } from '../../src/capture/redaction/redact-outcome.ts';
 import type { CapturedLog, CapturedSpan, GenerationOutcome } from '../../src/capture/types.ts';
 import { loadConfig } from '../../src/config/load.ts';
 import { createInstruments } from '../../src/metrics/instruments.ts';
+import { rng } from '../helpers/rng.ts';
 
 const dir = fileURLToPath(new URL('../fixtures/otlp/', import.meta.url));
 const NAMES = ['genai', 'openinference', 'traceloop', 'vercel-ai', 'vercel-ai-v7', 'langfuse', 'custom', 'llamaindex'];
@@ -76,6 +77,43 @@ describe('span records', () => {
     // One placeholder book per span: the same address is the same placeholder in the event.
     expect(r.ok && r.value.events[0]!.attributes['gen_ai.completion']).toBe('<EMAIL_1>');
     expect(r.ok && r.value.resource).toEqual({ 'service.name': 'rag' });
+  });
+
+  it('the compiled validator accepts exactly what the zod schema accepts (3,000 mutated records)', () => {
+    const spans = decodeTraces(readFileSync(`${dir}openinference.traces.json`), 'application/json').spans;
+    const traceId = spans[0]!.traceId;
+    const base = JSON.stringify({ traceId, spans: spans.filter((s) => s.traceId === traceId).map((s) => toSpanRecord(s, (x) => x)), logs: [{ timeMs: 1, attributes: { a: [1, 'b', { c: null }] }, body: { text: 'hi' } }] });
+    const random = rng(18);
+    const pick = <T,>(xs: readonly T[]): T => xs[Math.floor(random() * xs.length)]!;
+    const replacements: unknown[] = [null, 'x', '', 1, -1, 1.5, 6, true, [], {}, [null], { k: [{}] }, 'a'.repeat(16), 'A'.repeat(32)];
+    let accepted = 0;
+    for (let i = 0; i < 3_000; i++) {
+      const value = JSON.parse(base) as Record<string, unknown>;
+      // Mutate 1–3 random places: replace a value, delete a key, or add an unknown key.
+      for (let m = 1 + Math.floor(random() * 3); m > 0; m--) {
+        let node: unknown = value;
+        for (let depth = Math.floor(random() * 6); depth > 0 && node !== null && typeof node === 'object'; depth--) {
+          const keys = Object.keys(node);
+          if (keys.length === 0) break;
+          const next = (node as Record<string, unknown>)[pick(keys)];
+          if (next === null || typeof next !== 'object') break;
+          node = next;
+        }
+        if (node === null || typeof node !== 'object') continue;
+        const obj = node as Record<string, unknown>;
+        const keys = Object.keys(obj);
+        const op = random();
+        if (op < 0.6 && keys.length > 0) obj[pick(keys)] = structuredClone(pick(replacements));
+        else if (op < 0.85 && keys.length > 0 && !Array.isArray(obj)) delete obj[pick(keys)];
+        else if (!Array.isArray(obj)) obj[`extra${i}`] = pick(replacements);
+      }
+      const ours = typeof parseTraceBatch(JSON.stringify(value)) !== 'string';
+      expect(ours, JSON.stringify(value).slice(0, 400)).toBe(traceBatchSchema.safeParse(value).success);
+      if (ours) accepted++;
+    }
+    // Both outcomes are exercised.
+    expect(accepted).toBeGreaterThan(300);
+    expect(accepted).toBeLessThan(2_700);
   });
 
   it('names what is wrong with a bad record', () => {
