@@ -24,11 +24,12 @@ const triplets: SampledTriplet[] = rows.flatMap((r, i) => [r.right_answer, r.hal
   sources: [{ content: r.knowledge }], response: answer, latency: { durationMs: 0 }, convention: 'custom' as const, sampling: { weight: 1, stratum: 'all', rule: 'all' },
 })));
 
-// The judge's own cost per triplet: a fresh judge each time (model loaded, caches empty: new traffic).
+// The judge's own cost per triplet: a fresh judge each time (model loaded, caches empty: new traffic) —
+// with a vector cache of its own, or the process-wide one would answer the second repetition.
 const records: ScoreRecord[] = [];
 const judgeMs: number[] = [];
 for (let rep = 0; rep < 2; rep++) {
-  const judge = new EmbeddedJudge();
+  const judge = new EmbeddedJudge({ embeddingCacheSize: 10_000 });
   await judge.init();
   const started = performance.now();
   for (const t of triplets) {

@@ -99,8 +99,9 @@ const ROUNDS = QUICK ? 1 : 3;
 const result = { pooled: { cold: [] as number[], cpu: [] as number[], warm: [] as number[] }, main: { cold: [] as number[], cpu: [] as number[], warm: [] as number[] } };
 for (let round = 0; round < ROUNDS; round++) {
   for (const [name, threads] of [['pooled', undefined], ['main', 0]] as const) {
-    // A fresh judge per round: a cold embedding cache (the model itself is loaded once per process).
-    const embedded = new EmbeddedJudge(threads === undefined ? {} : { threads });
+    // A fresh judge per round: a cold embedding cache of its own (not the process-wide one, which would
+    // be warm from the previous round), the model itself loaded once per process.
+    const embedded = new EmbeddedJudge({ embeddingCacheSize: 10_000, ...(threads === undefined ? {} : { threads }) });
     await embedded.init();
     const cold = await timeAll(embedded, (r) => r.right_answer);
     const warmRun = await timeAll(embedded, (r) => r.hallucinated_answer);
