@@ -27,7 +27,7 @@ import { ragTrace } from './rag-trace.ts';
 import { emit, median, QUICK } from './lib.ts';
 
 const N = QUICK ? 2_000 : 10_000;
-const ROUNDS = QUICK ? 1 : 3;
+const ROUNDS = QUICK ? 1 : 5;
 const REQUEST_TRACES = 256;
 
 /** CPU time (user + system, all threads) of a process so far, ms; undefined off Linux. */

@@ -13,7 +13,7 @@ import { fromLogRecord, fromSpanRecord, parseTraceBatch } from './span-record.ts
 import type { AssemblySink } from './types.ts';
 import type { CapturedLog, CapturedSpan } from '../capture/types.ts';
 import type { BufferedKafkaProducer } from '../transport/kafka-buffered-producer.ts';
-import type { KafkaSection } from '../transport/kafka-client.ts';
+import { useWholeBatchGunzip, type KafkaSection } from '../transport/kafka-client.ts';
 import { dlqMessage } from '../transport/kafka-poison.ts';
 import { errorMessage } from '../errors.ts';
 import { silentLogger, type Logger } from '../log.ts';
@@ -69,6 +69,7 @@ export class KafkaSpanConsumer {
 
   /** Joins the group and starts consuming; retries the first connection until it works or `shutdown()`. */
   async start(): Promise<void> {
+    useWholeBatchGunzip();
     const { section } = this.#o;
     const c = section.consumer;
     const topic = section.topics.spans;

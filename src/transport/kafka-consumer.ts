@@ -10,7 +10,7 @@
 import type { Consumer, EachBatchPayload, Kafka, KafkaMessage, Message } from 'kafkajs';
 import { DedupeWindow } from './dedupe.ts';
 import type { BufferedKafkaProducer } from './kafka-buffered-producer.ts';
-import type { KafkaSection } from './kafka-client.ts';
+import { useWholeBatchGunzip, type KafkaSection } from './kafka-client.ts';
 import { decodeTriplet, dlqMessage, type PoisonStage } from './kafka-poison.ts';
 import type { HandleResult, TripletConsumer, TripletHandler } from './types.ts';
 import { errorMessage } from '../errors.ts';
@@ -81,6 +81,7 @@ export class KafkaTripletConsumer implements TripletConsumer {
 
   /** Joins the group and starts consuming; retries the initial connection until it works or `shutdown()`. */
   async start(handler: TripletHandler): Promise<void> {
+    useWholeBatchGunzip();
     const c = this.#section.consumer;
     for (let attempt = 1; !this.#stopped; attempt++) {
       const consumer = this.#kafka.consumer({
