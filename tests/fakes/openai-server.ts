@@ -8,6 +8,7 @@
  * Retry-After, 500), hangs and malformed bodies.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { afterAll, beforeAll, beforeEach } from 'vitest';
 import type { AddressInfo } from 'node:net';
 
 /** One received request. */
@@ -182,5 +183,36 @@ export async function startFakeOpenAI(responder: Responder = () => ({ content: '
         server.closeAllConnections();
         server.close(() => resolve());
       }),
+  };
+}
+
+/**
+ * One fake server for the calling test file (vitest hooks): started before its tests, closed after
+ * them; before each test its request log is cleared and `reset` runs (e.g. to restore a responder).
+ * The returned object delegates to the running server.
+ */
+export function useFakeOpenAI(reset: (fake: FakeOpenAI) => void = () => undefined): FakeOpenAI {
+  let server: FakeOpenAI | undefined;
+  const running = () => {
+    if (!server) throw new Error('useFakeOpenAI: the server is not running (outside the test file\'s tests?)');
+    return server;
+  };
+  beforeAll(async () => {
+    server = await startFakeOpenAI();
+  });
+  afterAll(() => server?.close());
+  beforeEach(() => {
+    running().requests.length = 0;
+    reset(running());
+  });
+  return {
+    get baseURL() {
+      return running().baseURL;
+    },
+    get requests() {
+      return running().requests;
+    },
+    setResponder: (responder) => running().setResponder(responder),
+    close: () => running().close(),
   };
 }

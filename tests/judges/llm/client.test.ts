@@ -1,21 +1,14 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { LlmClient, type LlmClientOptions } from '../../../src/judges/llm/client.ts';
 import { LlmJudge } from '../../../src/judges/llm/llm-judge.ts';
 import { backoffMs, isRetriableStatus, parseRetryAfterMs } from '../../../src/judges/llm/retry-policy.ts';
 import { TokenLimiter } from '../../../src/judges/llm/token-limiter.ts';
 import { createInstruments } from '../../../src/metrics/instruments.ts';
-import { startFakeOpenAI, type FakeOpenAI, type FakeReply } from '../../fakes/openai-server.ts';
+import { useFakeOpenAI, type FakeReply } from '../../fakes/openai-server.ts';
 import { oracleResponder } from '../helpers/oracle.ts';
 import { CLOCK_QUERY, CLOCK_RESPONSE, CLOCK_SOURCES, triplet } from '../helpers/triplets.ts';
 
-let fake: FakeOpenAI;
-beforeAll(async () => {
-  fake = await startFakeOpenAI();
-});
-afterAll(() => fake.close());
-beforeEach(() => {
-  fake.requests.length = 0;
-});
+const fake = useFakeOpenAI();
 
 const REQUEST = { messages: [{ role: 'user' as const, content: 'hi' }], schemaName: 'x', jsonSchema: { type: 'object' } };
 

@@ -1,23 +1,15 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { aggregateVerdicts } from '../../../src/judges/aggregate.ts';
 import { EndpointEmbedder } from '../../../src/judges/llm/endpoint-embedder.ts';
 import { LlmJudge, type LlmJudgeOptions } from '../../../src/judges/llm/llm-judge.ts';
 import type { JudgeResult } from '../../../src/judges/types.ts';
 import { createInstruments } from '../../../src/metrics/instruments.ts';
 import { LLM_METRICS } from '../../../src/triplet.ts';
-import { startFakeOpenAI, type FakeOpenAI } from '../../fakes/openai-server.ts';
+import { useFakeOpenAI } from '../../fakes/openai-server.ts';
 import { oracleResponder, parsePrompt } from '../helpers/oracle.ts';
 import { CLOCK_QUERY, CLOCK_RESPONSE, CLOCK_SOURCES, triplet } from '../helpers/triplets.ts';
 
-let fake: FakeOpenAI;
-beforeAll(async () => {
-  fake = await startFakeOpenAI();
-});
-afterAll(() => fake.close());
-beforeEach(() => {
-  fake.requests.length = 0;
-  fake.setResponder(oracleResponder());
-});
+const fake = useFakeOpenAI((f) => f.setResponder(oracleResponder()));
 
 function judge(options: LlmJudgeOptions = {}) {
   const instruments = createInstruments({ processMetrics: false });

@@ -3,7 +3,7 @@
  * the rubric in the task and its restatement, the injection hardening of every call, and malformed
  * verdicts repaired once then failed (never guessed). The embedded judge skips it, counted.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../src/config/load.ts';
 import { EmbeddedJudge } from '../../../src/judges/embedded/embedded-judge.ts';
 import { LlmJudge } from '../../../src/judges/llm/llm-judge.ts';
@@ -13,19 +13,11 @@ import { createInstruments } from '../../../src/metrics/instruments.ts';
 import { QualityMonitor, instrumentsOptionsFromConfig } from '../../../src/metrics/quality.ts';
 import { Scorer } from '../../../src/scorer/scorer.ts';
 import { renderExamplesPage } from '../../../src/server/examples-page.ts';
-import { startFakeOpenAI, type FakeOpenAI } from '../../fakes/openai-server.ts';
+import { useFakeOpenAI } from '../../fakes/openai-server.ts';
 import { oracleResponder, parsePrompt } from '../helpers/oracle.ts';
 import { CLOCK_QUERY, CLOCK_RESPONSE, CLOCK_SOURCES, triplet } from '../helpers/triplets.ts';
 
-let fake: FakeOpenAI;
-beforeAll(async () => {
-  fake = await startFakeOpenAI();
-});
-afterAll(() => fake.close());
-beforeEach(() => {
-  fake.requests.length = 0;
-  fake.setResponder(oracleResponder());
-});
+const fake = useFakeOpenAI((f) => f.setResponder(oracleResponder()));
 
 const judge = () => new LlmJudge({ baseUrl: fake.baseURL, apiKey: 'test', model: 'judge-model', retryBaseMs: 20, instruments: createInstruments({ processMetrics: false }) });
 
