@@ -8,6 +8,7 @@
 import type { Consumer, Kafka } from 'kafkajs';
 import type { RagwatchConfig } from '../config/schema.ts';
 import { errorMessage } from '../errors.ts';
+import { useWholeBatchGunzip } from '../transport/kafka-client.ts';
 import { silentLogger, type Logger } from '../log.ts';
 import { scoreRecordSchema, type ScoreRecord } from '../triplet.ts';
 import { isProbeTraceId } from './trace-id.ts';
@@ -42,6 +43,7 @@ export class KafkaScoreFeed {
   async start(): Promise<void> {
     const { section } = this.#o;
     const logger = this.#o.logger ?? silentLogger;
+    useWholeBatchGunzip();
     for (let attempt = 1; !this.#stopped; attempt++) {
       const consumer = this.#o.kafka.consumer({ groupId: section.proberGroupId, sessionTimeout: section.consumer.sessionTimeoutMs, heartbeatInterval: section.consumer.heartbeatIntervalMs, maxWaitTimeInMs: section.consumer.fetchMaxWaitMs, allowAutoTopicCreation: true });
       this.#consumer = consumer;

@@ -69,8 +69,8 @@ export function gunzipChunkBytes(compressedBytes: number): number {
 /**
  * Makes this thread's kafkajs inflate a fetched gzip batch in one or a few output chunks instead of
  * zlib's default 16 KiB ones, each a callback into JS and a copy: 0.70 → 0.27 ms of CPU per batch of
- * 125 bench span records (docs/performance.md). Compression is kafkajs' own, unchanged. Called by
- * ragwatch's consumers only (`ragwatch assembler`, `scorer`, `prober`), never by the in-process
+ * 125 bench span records (docs/performance.md). Compression is kafkajs' own, unchanged. Called when
+ * ragwatch's own consumers start (`ragwatch assembler`, `scorer`, `prober`), never by the in-process
  * plugin: the codec table is per isolate and shared with the host's own kafkajs. Idempotent.
  */
 export function useWholeBatchGunzip(): void {

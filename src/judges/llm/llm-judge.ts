@@ -1,6 +1,7 @@
 /**
  * The LLM judge: THELMA's six metrics plus claim-level faithfulness / hallucination_free and the
- * response's toxicity (`non_toxic`, asked inside the response-match call), from at most three batched calls per triplet (decompose; response match ∥ source match), with source
+ * response's toxicity (`non_toxic`, asked inside the response-match call), from at most three
+ * batched calls per triplet (decompose; response match ∥ source match), with source
  * facts cached by content hash and whole results cached by (triplet text, judge config).
  * Self-distinctness uses sentence embeddings. Every call runs with tracing suppressed.
  * @module
