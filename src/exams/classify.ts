@@ -8,6 +8,11 @@
 import { queryType } from '../weakness/query-type.ts';
 import type { BloomCategory } from './types.ts';
 
+/** Lower-cased, every run of non-letters/digits one space: how questions are compared (ids, duplicates) and options matched. */
+export function normalizeText(s: string): string {
+  return s.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ' ').trim();
+}
+
 /** The paper's keywords per level (Table 6), plus the plain question forms of "remembering". */
 const KEYWORDS: Record<BloomCategory, string[]> = {
   remembering: ['list', 'identify', 'name', 'define', 'state', 'mention', 'recall', 'label', 'repeat', 'recognize', 'what is', 'who is', 'when did', 'where is'],

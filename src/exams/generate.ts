@@ -13,7 +13,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { extname, join, relative } from 'node:path';
 import type { LlmClient } from '../judges/llm/client.ts';
 import { runStep } from '../judges/llm/steps.ts';
-import { bloomCategories, questionWord } from './classify.ts';
+import { bloomCategories, normalizeText, questionWord } from './classify.ts';
 import { closedBookStep, examQuestionStep, type DraftQuestion } from './steps.ts';
 import { LETTERS, type Exam, type ExamItem } from './types.ts';
 
@@ -59,12 +59,11 @@ function jaccard(a: Set<string>, b: Set<string>): number {
   for (const w of a) if (b.has(w)) inter++;
   return inter / (a.size + b.size - inter);
 }
-const norm = (s: string) => s.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ' ').trim();
 
 /** Why a draft fails the filters that need no model call, or undefined when it passes. */
 export function draftProblem(draft: DraftQuestion, document: string, maxOptionSimilarity = 0.8): DropReason | undefined {
   if (NOT_SELF_CONTAINED.some((p) => p.test(draft.question))) return 'not_self_contained';
-  if (new Set(draft.options.map(norm)).size < 4) return 'duplicate_options';
+  if (new Set(draft.options.map(normalizeText)).size < 4) return 'duplicate_options';
   if (draft.options.some((o) => ALL_OR_NONE.test(o))) return 'all_or_none_option';
   const correct = LETTERS.indexOf(draft.correct);
   const words = draft.options.map(wordsOf);
@@ -78,7 +77,7 @@ export function draftProblem(draft: DraftQuestion, document: string, maxOptionSi
 
 /** A question's id: `q` + 10 hex of its text's hash (stable across regenerations of the same text). */
 export function itemId(question: string): string {
-  return `q${createHash('sha256').update(norm(question)).digest('hex').slice(0, 10)}`;
+  return `q${createHash('sha256').update(normalizeText(question)).digest('hex').slice(0, 10)}`;
 }
 
 /** The options in a deterministic order from the question's hash, and the correct one's new letter. */
@@ -110,7 +109,7 @@ export async function generateExam(name: string, documents: ReadonlyArray<{ id: 
         dropped[problem]++;
         continue;
       }
-      const key = norm(r.value.question);
+      const key = normalizeText(r.value.question);
       if (seen.has(key)) {
         dropped.duplicate_question++;
         continue;

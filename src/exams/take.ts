@@ -8,6 +8,7 @@
  */
 import { paced } from '../probes/pace.ts';
 import { askTarget, type TargetReply } from '../probes/target.ts';
+import { normalizeText } from './classify.ts';
 import type { ExamSuite } from './suite.ts';
 import { LETTERS, type Exam, type ExamItem, type ExamOutcome } from './types.ts';
 
@@ -21,8 +22,6 @@ export interface TakenQuestion {
   reason?: string;
 }
 
-const norm = (s: string) => s.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ' ').trim();
-
 /** The option letter an answer chose, or undefined when none can be read. */
 export function parseChoice(answer: string, options: readonly string[]): (typeof LETTERS)[number] | undefined {
   const text = answer.trim();
@@ -31,8 +30,8 @@ export function parseChoice(answer: string, options: readonly string[]): (typeof
     /\b(?:answer|option|choice)(?: is)?\s*[:=]?\s*\(?([A-D])\)?(?![\p{L}\p{N}])/iu.exec(text)?.[1]?.toUpperCase();
   if (letter) return letter as (typeof LETTERS)[number];
   // The text of exactly one option (the longest first, so "Paris, Texas" is not read as "Paris").
-  const a = ` ${norm(text)} `;
-  const hits = options.map((o, i) => ({ i, o: norm(o) })).filter((x) => x.o.length > 0 && a.includes(` ${x.o} `));
+  const a = ` ${normalizeText(text)} `;
+  const hits = options.map((o, i) => ({ i, o: normalizeText(o) })).filter((x) => x.o.length > 0 && a.includes(` ${x.o} `));
   const longest = hits.filter((h) => !hits.some((other) => other !== h && other.o.includes(h.o)));
   return longest.length === 1 ? LETTERS[longest[0]!.i] : undefined;
 }
