@@ -7,7 +7,7 @@ import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../config/load.ts';
-import { piiCheckOf } from '../judges/pii.ts';
+import { piiCheckOf, type PiiCheck } from '../judges/pii.ts';
 import { ConfigError } from '../errors.ts';
 import { createInstruments } from '../metrics/instruments.ts';
 import { createRedactor } from '../capture/redaction/redact-outcome.ts';
@@ -39,10 +39,10 @@ function toSampled(value: unknown): SampledTriplet | string {
   return `not a triplet: ${issue?.path.join('.') || '(root)'}: ${issue?.message ?? 'invalid'}`;
 }
 
-async function scoreOne(judge: Judge, triplet: SampledTriplet, pii: ReturnType<typeof piiCheckOf>): Promise<ScoreRecord | string> {
+async function scoreOne(judge: Judge, triplet: SampledTriplet, pii: PiiCheck | undefined): Promise<ScoreRecord | string> {
   const result = await judge.score(triplet);
   if (!result.ok) return `${result.error.code}: ${result.error.message}`;
-  return scoreRecordOf(triplet, judge, result, pii);
+  return scoreRecordOf(triplet, judge, result, pii?.(triplet));
 }
 
 export const scoreCommand: Command = {

@@ -19,6 +19,9 @@ export interface PiiFinding {
   types: Record<string, number>;
 }
 
+/** The check a scorer applies to a triplet's query and response. */
+export type PiiCheck = (triplet: Pick<Triplet, 'query' | 'response' | 'redactionPolicy'>) => PiiFinding;
+
 /** Options of {@link piiCheck}. */
 export interface PiiOptions {
   /** Entity types that count (`email`, `phone`, `payment_card`, `iban`, `us_ssn`, `ip_address`, `secret`, custom names); empty = all. */
@@ -35,7 +38,7 @@ const PLACEHOLDER = /<([A-Z][A-Z0-9_]*?)_(?:\d{1,6}|[A-Za-z0-9-]{1,16}_[0-9a-f]{
 const placeholders = (text: string) => [...text.matchAll(PLACEHOLDER)].map((m) => ({ token: m[0], entity: m[1]!.toLowerCase() }));
 
 /** The check a scorer applies to every triplet it scores. */
-export function piiCheck(options: PiiOptions): (triplet: Pick<Triplet, 'query' | 'response' | 'redactionPolicy'>) => PiiFinding {
+export function piiCheck(options: PiiOptions): PiiCheck {
   const only = new Set(options.types);
   // Only real recognizers' placeholders count: a response cannot mint label values by writing "<FOO_1>".
   const known = new Set<string>([...BUILTIN_RECOGNIZER_NAMES, ...(options.custom ?? [])]);
@@ -61,7 +64,7 @@ export function piiCheck(options: PiiOptions): (triplet: Pick<Triplet, 'query' |
 }
 
 /** The check of the `judge.pii` config section (custom recognizers from `redaction.custom`), or undefined when it is off. */
-export function piiCheckOf(config: { judge: { pii: { enabled: boolean; types: readonly string[]; countQueryPii: boolean } }; redaction: { custom: ReadonlyArray<{ name: string }> } }): ReturnType<typeof piiCheck> | undefined {
+export function piiCheckOf(config: { judge: { pii: { enabled: boolean; types: readonly string[]; countQueryPii: boolean } }; redaction: { custom: ReadonlyArray<{ name: string }> } }): PiiCheck | undefined {
   const section = config.judge.pii;
   return section.enabled ? piiCheck({ ...section, custom: config.redaction.custom.map((c) => c.name) }) : undefined;
 }

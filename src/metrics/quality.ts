@@ -87,7 +87,6 @@ export class QualityMonitor {
   exams: ExamMonitor | undefined;
   readonly #config: RagwatchConfig;
   readonly #instruments: Instruments;
-  readonly #pii: Counter<'type'>;
   readonly #now: () => number;
   #shutdown: Promise<void> | undefined;
 
@@ -106,7 +105,6 @@ export class QualityMonitor {
     const score = { windows, windowMs, registry: instruments.registry, labelNames: ['metric', 'judge', 'service'] as const };
     windowGauge({ ...score, name: 'ragwatch_score_mean_ratio', help: `Weighted mean score over the rolling window (metrics.windowMs = ${windowMs} ms), by metric, judge kind and service; absent when nothing was scored in the window.` });
     windowGauge({ ...score, name: 'ragwatch_score_window_samples', help: `Judged samples (unweighted) in the rolling window (metrics.windowMs = ${windowMs} ms), by metric, judge kind and service.`, value: (a) => a.samples });
-    this.#pii = new Counter({ name: 'ragwatch_response_pii_total', help: 'Personal data disclosed by scored production answers, per entity type (email, phone, payment_card, …; judge.pii) — counted from redaction placeholders, never the values.', labelNames: ['type'], registers });
     const threshold = new Gauge({ name: 'ragwatch_threshold_ratio', help: 'Configured alert/diagnosis threshold of each metric (alerts.metrics.<metric>.threshold).', labelNames: ['metric'], registers });
     for (const r of this.rules) threshold.set({ metric: r.metric }, r.threshold);
     const alertActive = new Gauge({ name: 'ragwatch_alert_active', help: 'In-process evaluator: 1 while a threshold alert of the metric is firing for some judge/service.', labelNames: ['metric', 'severity'], registers });
@@ -177,7 +175,6 @@ export class QualityMonitor {
       if (value !== undefined) this.windows.add({ metric, judge: record.judge.kind, service }, value, record.weight);
     }
     this.calibration?.observe(record, service);
-    for (const [type, n] of Object.entries(record.details.piiTypes ?? {})) this.#pii.inc({ type }, n);
     this.examples.add(record, triplet);
     if (triplet) this.weakness.observe(record, triplet);
     if (this.review && triplet) {

@@ -66,6 +66,7 @@ export async function createProber(config: RagwatchConfig, options: CreateProber
   const instruments = new ProbeInstruments(options.registry);
   const { alerts } = config;
   const notifier = options.notifier ?? alertNotifier(config, options.registry);
+  const pii = piiCheckOf(config);
   return new Prober({
     suites,
     instruments,
@@ -75,7 +76,7 @@ export async function createProber(config: RagwatchConfig, options: CreateProber
     firstRunDelayMs: config.probes.firstRunDelayMs,
     evaluationIntervalMs: alerts.evaluationIntervalMs,
     recordsPerTrace: options.recordsPerTrace ?? 1,
-    ...(options.judge ? { fallback: { judge: options.judge, redactor: createRedactor(config.redaction), concurrency: config.judge.concurrency, ...(piiCheckOf(config) ? { pii: piiCheckOf(config)! } : {}) } } : {}),
+    ...(options.judge ? { fallback: { judge: options.judge, redactor: createRedactor(config.redaction), concurrency: config.judge.concurrency, ...(pii ? { pii } : {}) } } : {}),
     ...(options.logger ? { logger: options.logger } : {}),
   });
 }

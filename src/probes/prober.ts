@@ -7,7 +7,7 @@
  */
 import { silentLogger, type Logger } from '../log.ts';
 import { requireDurationMs } from '../metrics/duration.ts';
-import type { PiiFinding } from '../judges/pii.ts';
+import type { PiiCheck } from '../judges/pii.ts';
 import type { Judge } from '../judges/types.ts';
 import type { TripletRedactor } from '../capture/redaction/types.ts';
 import type { SampledTriplet, ScoreRecord } from '../triplet.ts';
@@ -47,7 +47,7 @@ export interface ProberOptions {
   /** Alert evaluation interval (the stale alert needs a clock), milliseconds; 0 = no timer. Default 15000. */
   evaluationIntervalMs?: number;
   /** Scores answers that came with sources but whose trace was not captured (an uninstrumented service). */
-  fallback?: { judge: Judge; redactor: TripletRedactor; concurrency: number; pii?: (t: SampledTriplet) => PiiFinding };
+  fallback?: { judge: Judge; redactor: TripletRedactor; concurrency: number; pii?: PiiCheck };
   /** Asks one query under a trace id (default: the suite's HTTP target). */
   ask?: (suite: ProbeSuite, query: ProbeQuery, traceId: string) => ReturnType<Ask>;
   logger?: Logger;

@@ -183,6 +183,7 @@ export function summarize(suite: string, outcomes: readonly ProbeOutcome[], judg
     }
     return { name, groups: g, correct: mine.filter((o) => o.outcome === 'correct').length, total: mine.length };
   });
+  const demographic = demographicOf(outcomes);
   return {
     suite,
     queries: outcomes.length,
@@ -194,6 +195,6 @@ export function summarize(suite: string, outcomes: readonly ProbeOutcome[], judg
     failures: count(['retrieval', 'generator', 'unknown'] as const, (o) => o.module),
     errors: count([] as string[], (o) => (o.outcome === 'error' ? o.reason : undefined)),
     judges,
-    ...(demographicOf(outcomes) ? { demographic: demographicOf(outcomes)! } : {}),
+    ...(demographic ? { demographic } : {}),
   };
 }

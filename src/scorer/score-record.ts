@@ -7,8 +7,8 @@ import type { PiiFinding } from '../judges/pii.ts';
 import type { Judge, JudgeScores } from '../judges/types.ts';
 import type { SampledTriplet, ScoreRecord } from '../triplet.ts';
 
-/** The record for `triplet` judged by `judge` with `result`, stamped now; `pii` adds `pii_free` (both judges). */
-export function scoreRecordOf(triplet: SampledTriplet, judge: Pick<Judge, 'kind' | 'model'>, result: JudgeScores, pii?: (t: SampledTriplet) => PiiFinding): ScoreRecord {
+/** The record for `triplet` judged by `judge` with `result`, stamped now; `pii` (the triplet's finding) adds `pii_free` (both judges). */
+export function scoreRecordOf(triplet: SampledTriplet, judge: Pick<Judge, 'kind' | 'model'>, result: JudgeScores, pii?: PiiFinding): ScoreRecord {
   const record: ScoreRecord = {
     tripletId: triplet.id,
     traceId: triplet.traceId,
@@ -24,9 +24,8 @@ export function scoreRecordOf(triplet: SampledTriplet, judge: Pick<Judge, 'kind'
     usage: result.usage,
   };
   if (pii) {
-    const found = pii(triplet);
-    record.scores = { ...record.scores, pii_free: found.free };
-    if (found.free === 0) record.details = { ...record.details, piiTypes: found.types };
+    record.scores = { ...record.scores, pii_free: pii.free };
+    if (pii.free === 0) record.details = { ...record.details, piiTypes: pii.types };
   }
   if (triplet.route !== undefined) record.route = triplet.route;
   if (triplet.origin !== undefined) record.origin = triplet.origin;

@@ -3,7 +3,7 @@
  * the metrics and handed to the record sinks. A judge failure is counted, never turned into a score.
  * @module
  */
-import type { PiiFinding } from '../judges/pii.ts';
+import type { PiiCheck, PiiFinding } from '../judges/pii.ts';
 import type { Judge, JudgeResult, JudgeScores } from '../judges/types.ts';
 import type { Instruments } from '../metrics/instruments.ts';
 import type { ScoringBudget } from '../sampling/budget.ts';
@@ -14,8 +14,8 @@ import type { MetricName, SampledTriplet, ScoreRecord } from '../triplet.ts';
 /** Options of {@link Scorer}. */
 export interface ScorerOptions {
   judge: Judge;
-  /** Adds `pii_free` to every record (`judge.pii`). */
-  pii?: (triplet: SampledTriplet) => PiiFinding;
+  /** Adds `pii_free` to every record (`judge.pii`); checked once per triplet, whichever judges score it. */
+  pii?: PiiCheck;
   /**
    * A second judge that also scores every triplet once the main judge's outcome is final (scored or
    * failed): the embedded judge next to the LLM judge. Its records go to the same sinks with their own
@@ -46,8 +46,7 @@ export class Scorer {
   readonly #budget: ScoringBudget | undefined;
   readonly #maxAttempts: number;
   readonly #retryBackoffMs: number;
-
-  readonly #pii: ((triplet: SampledTriplet) => PiiFinding) | undefined;
+  readonly #pii: PiiCheck | undefined;
 
   constructor(options: ScorerOptions) {
     this.#pii = options.pii;
@@ -79,6 +78,8 @@ export class Scorer {
     }
     let settled = true;
     try {
+      // The answer's disclosures, not a judge's opinion: one check serves the main and the companion record.
+      const pii = this.#pii?.(triplet);
       const result = await this.#timedScore(judge, triplet);
       if (!result.ok) {
         const reason = result.error.code;
@@ -89,13 +90,15 @@ export class Scorer {
         }
         this.#instruments.failed.inc({ reason });
         this.#onFailure?.(triplet, reason, result.error);
-        const companion = await this.#scoreCompanion(triplet);
+        const companion = await this.#scoreCompanion(triplet, pii);
+        if (companion) this.#countPii(triplet, pii);
         return { status: 'failed', reason, error: result.error, attempts: attempt, ...(companion ? { companion } : {}) };
       }
       this.#budget?.recordTokens(result.usage.inputTokens + result.usage.outputTokens);
       this.#instruments.scored.inc({ judge: judge.kind });
-      const record = this.#record(triplet, judge, result);
-      const companion = await this.#scoreCompanion(triplet);
+      const record = this.#record(triplet, judge, result, pii);
+      this.#countPii(triplet, pii);
+      const companion = await this.#scoreCompanion(triplet, pii);
       return { status: 'scored', record, ...(companion ? { companion } : {}) };
     } catch (err) {
       // Judges return result objects; reaching here is a bug in a judge or a sink. Count, never score.
@@ -109,12 +112,18 @@ export class Scorer {
   };
 
   /** Runs the companion judge once per final outcome; its failure is counted and changes nothing else. */
-  async #scoreCompanion(triplet: SampledTriplet): Promise<ScoreRecord | undefined> {
+  async #scoreCompanion(triplet: SampledTriplet, pii: PiiFinding | undefined): Promise<ScoreRecord | undefined> {
     const judge = this.#companion;
     if (!judge) return undefined;
     const result = await this.#timedScore(judge, triplet).catch((err: unknown) => ({ ok: false as const, error: err }));
     this.#instruments.companion.inc({ judge: judge.kind, outcome: result.ok ? 'scored' : 'failed' });
-    return result.ok ? this.#record(triplet, judge, result) : undefined;
+    return result.ok ? this.#record(triplet, judge, result, pii) : undefined;
+  }
+
+  /** Counts a scored production answer's disclosures once (`ragwatch_response_pii_total`), however many records it got. */
+  #countPii(triplet: SampledTriplet, pii: PiiFinding | undefined): void {
+    if (pii?.free !== 0 || triplet.origin === 'probe') return;
+    for (const [type, n] of Object.entries(pii.types)) this.#instruments.responsePii.inc({ type }, n);
   }
 
   /** `judge.score`, timed into `ragwatch_judge_duration_seconds{judge}`. */
@@ -126,8 +135,8 @@ export class Scorer {
   }
 
   /** Builds the ScoreRecord, records its scores and skips, and hands it to the sink. */
-  #record(triplet: SampledTriplet, judge: Judge, result: JudgeScores): ScoreRecord {
-    const record = scoreRecordOf(triplet, judge, result, this.#pii);
+  #record(triplet: SampledTriplet, judge: Judge, result: JudgeScores, pii: PiiFinding | undefined): ScoreRecord {
+    const record = scoreRecordOf(triplet, judge, result, pii);
     // Probe answers never reach the production score series (the generated rules alert on them).
     if (record.origin !== 'probe') {
       // The score histogram bounds the service label itself (metrics.services / maxServices).

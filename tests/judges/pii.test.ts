@@ -78,4 +78,16 @@ describe('pii_free', () => {
     // The page says which types were disclosed (never what).
     expect(page).toContain('personal data disclosed: payment_card · personal data disclosed: phone');
   });
+
+  it('with a companion judge both records say pii_free 0 and the answer\'s disclosures are counted once', async () => {
+    const config = loadConfig({ env: {}, overrides: { metrics: { processMetrics: false } } });
+    const instruments = createInstruments(instrumentsOptionsFromConfig(config));
+    const records: ScoreRecord[] = [];
+    const scorer = new Scorer({ judge: new LexicalJudge(), companion: new LexicalJudge(), instruments, pii: piiCheckOf(config)!, onRecord: (r) => records.push(r) });
+    const r = new PolicyRedactor(config.redaction).redact(raw('What is on file?', `The card on file is ${CANARIES.payment_card}.`));
+    if (!r.ok) throw new Error('redaction failed');
+    await scorer.handle({ ...r.triplet, sampling: { weight: 1, stratum: 'all', rule: 'test' } });
+    expect(records.map((x) => x.scores.pii_free)).toEqual([0, 0]);
+    expect(await instruments.registry.metrics()).toContain('ragwatch_response_pii_total{type="payment_card"} 1');
+  });
 });
