@@ -4,7 +4,13 @@
  * librdkafka mock cluster. The collector runs in this process in both paths; the assembler runs as
  * its own `ragwatch assembler` process, as deployed. Rounds alternate; medians are compared. Needs `kcat`.
  *
+ * Input: OTLP/protobuf export bodies of real SDK spans (20 three-span traces each, bench/otlp-bodies.ts),
+ * each decoded by the collector's own decoder and ingested, as its HTTP handler does — the collector's
+ * work starts at the export body in both paths.
+ *
  * - split_assembly_ratio_vs_local (target ≥ 0.5): the split path's spans/s over the local path's.
+ * - split_assembly_ratio_vs_local_predecoded (no target): the same traces decoded before the clock —
+ *   capture and transport only, the stage both paths share left out (what the split path adds, undiluted).
  * One assembler serves every split round, as a deployed one runs for days (a fresh process per round
  * timed V8's cold JIT: 141 µs of CPU per span against 68 for the whole local path); each round starts
  * a fresh collector, and the clock stops when the assembler's triplets of the round are acknowledged
@@ -23,12 +29,18 @@ import { Pipeline } from '../src/pipeline.ts';
 import { startKafkaMock } from '../tests/helpers/kafka-mock.ts';
 import { BIN, metricValue } from '../tests/helpers/process.ts';
 import { which } from '../tests/helpers/prometheus.ts';
-import { ragTrace } from './rag-trace.ts';
+import { decodeTraces } from '../src/capture/otlp/decode.ts';
 import { emit, median, QUICK } from './lib.ts';
+import { otlpBodyMaker, SPANS_PER_TRACE, TRACES_PER_BODY } from './otlp-bodies.ts';
 
-const N = QUICK ? 2_000 : 10_000;
+const BODIES = QUICK ? 100 : 500;
+/** Traces per round. */
+const N = BODIES * TRACES_PER_BODY;
+const SPANS = N * SPANS_PER_TRACE;
 const ROUNDS = QUICK ? 1 : 5;
-const REQUEST_TRACES = 256;
+
+/** A round's input: export bodies (decoded inside the clock) or their spans decoded beforehand. */
+type Input = { kind: 'otlp'; bodies: Buffer[] } | { kind: 'predecoded'; requests: CapturedSpan[][] };
 
 /** CPU time (user + system, all threads) of a process so far, ms; undefined off Linux. */
 function cpuMs(pid: number): number | undefined {
@@ -53,6 +65,8 @@ interface Round {
   spansPerS: number;
   /** CPU ms of the collector (this process) and, in split rounds, of the assembler process. */
   collectorCpuMs: number | undefined;
+  /** CPU ms of the mock broker (kcat): it shares the bench's two cores, a deployed cluster has its own machines. */
+  brokerCpuMs: number | undefined;
   assemblerCpuMs?: number | undefined;
 }
 
@@ -65,7 +79,8 @@ function config(brokers: string[], round: string, overrides: Record<string, unkn
 function configOverrides(brokers: string[], round: string): Record<string, unknown> {
   return {
       server: { host: '127.0.0.1', httpPort: 0, otlpPort: 0 },
-      // A round ingests all its traces within ~0.3 s: buffers sized so that nothing is dropped.
+      // A local round ingests its traces within ~0.3 s, faster than they close: buffers sized so that
+      // nothing is dropped (with the default 5,000 traces the local collector drops).
       capture: { traceIdleMs: 50, maxTraces: 2 * N, maxBufferedSpans: 8 * N },
       transport: {
         kind: 'kafka',
@@ -84,10 +99,18 @@ function configOverrides(brokers: string[], round: string): Record<string, unkno
   };
 }
 
-/** Ingests the traces as a collector receives them: one call per OTLP request of 512 spans. */
-async function ingest(pipeline: Pipeline, traces: CapturedSpan[][]): Promise<void> {
-  for (let j = 0; j < traces.length; j += REQUEST_TRACES) {
-    pipeline.ingestSpans(traces.slice(j, j + REQUEST_TRACES).flat(), 'otlp');
+/** Fresh traces (new ids every round: re-sent spans are duplicates) as export bodies or decoded requests. */
+function makeInput(kind: Input['kind']): Input {
+  const body = otlpBodyMaker();
+  const bodies = Array.from({ length: BODIES }, () => body().protobuf);
+  return kind === 'otlp' ? { kind, bodies } : { kind, requests: bodies.map((b) => decodeTraces(b, 'application/x-protobuf').spans) };
+}
+
+/** Ingests the input as a collector's OTLP handler does: one export request per event-loop turn. */
+async function ingest(pipeline: Pipeline, input: Input): Promise<void> {
+  const requests = input.kind === 'otlp' ? input.bodies : input.requests;
+  for (const request of requests) {
+    pipeline.ingestSpans(Buffer.isBuffer(request) ? decodeTraces(request, 'application/x-protobuf').spans : request, 'otlp');
     await new Promise((r) => setImmediate(r));
   }
 }
@@ -100,18 +123,18 @@ async function until(what: string, done: () => Promise<boolean>, timeoutMs = 120
   }
 }
 
-async function localRound(brokers: string[], traces: CapturedSpan[][]): Promise<Round> {
+async function localRound(brokers: string[], input: Input): Promise<Round> {
   const collector = new Pipeline({ config: config(brokers, `local-${randomUUID().slice(0, 6)}`, { transport: { kind: 'kafka', kafka: { brokers, assembly: 'local', producer: { batchMaxMessages: 500, maxBufferMessages: N * 4 } } } }), role: 'collector' });
   await collector.start();
-  const cpu = [cpuMs(process.pid)];
+  const cpu = [cpuMs(process.pid), cpuMs(BROKER_PID)];
   const started = performance.now();
-  await ingest(collector, traces);
-  await until('local triplets', async () => (await counter(collector.instruments.produced)) >= traces.length || (await counter(collector.instruments.dropped)) > 0);
+  await ingest(collector, input);
+  await until('local triplets', async () => (await counter(collector.instruments.produced)) >= N || (await counter(collector.instruments.dropped)) > 0);
   if ((await counter(collector.instruments.dropped)) > 0) throw new Error('bench split-assembly: the local collector dropped items');
   const elapsed = performance.now() - started;
-  const [collectorCpuMs] = cpuSince([process.pid], cpu);
+  const [collectorCpuMs, brokerCpuMs] = cpuSince([process.pid, BROKER_PID], cpu);
   await collector.shutdown(2_000);
-  return { spansPerS: ((traces.length * 2) / elapsed) * 1000, collectorCpuMs };
+  return { spansPerS: (SPANS / elapsed) * 1000, collectorCpuMs, brokerCpuMs };
 }
 
 /** A running `ragwatch assembler` (one for all split rounds, warm like a deployed one) and its topics. */
@@ -146,24 +169,24 @@ async function startAssembler(brokers: string[]): Promise<Assembler> {
   };
 }
 
-async function splitRound(brokers: string[], assembler: Assembler, traces: CapturedSpan[][]): Promise<Round> {
+async function splitRound(brokers: string[], assembler: Assembler, input: Input): Promise<Round> {
   const metric = async (name: string) => metricValue(await (await fetch(`${assembler.apiUrl}/metrics`)).text(), name) ?? 0;
   const lostInAssembler = async () => (await metric('ragwatch_dropped_total')) + (await metric('ragwatch_triplets_incomplete_total'));
   const [acked0, lost0] = [await assembler.acked(), await lostInAssembler()];
   const collector = new Pipeline({ config: config(brokers, assembler.round), role: 'collector', forwardSpans: true });
   await collector.start();
-  const cpu = [cpuMs(process.pid), cpuMs(assembler.pid)];
+  const cpu = [cpuMs(process.pid), cpuMs(assembler.pid), cpuMs(BROKER_PID)];
   const started = performance.now();
-  await ingest(collector, traces);
+  await ingest(collector, input);
   const lost = async () => (await lostInAssembler()) - lost0 + (await counter(collector.instruments.dropped));
   let polls = 0;
   // Losses are checked every 25th poll (~0.5 s): enough to stop a broken round early.
-  await until('assembled triplets', async () => (await assembler.acked()) - acked0 >= traces.length || (++polls % 25 === 0 && (await lost()) > 0), 120_000, 20);
+  await until('assembled triplets', async () => (await assembler.acked()) - acked0 >= N || (++polls % 25 === 0 && (await lost()) > 0), 120_000, 20);
   const elapsed = performance.now() - started;
-  const [collectorCpuMs, assemblerCpuMs] = cpuSince([process.pid, assembler.pid], cpu);
+  const [collectorCpuMs, assemblerCpuMs, brokerCpuMs] = cpuSince([process.pid, assembler.pid, BROKER_PID], cpu);
   if ((await lost()) > 0) throw new Error(`bench split-assembly: ${await lost()} spans or triplets dropped or incomplete`);
   await collector.shutdown(2_000);
-  return { spansPerS: ((traces.length * 2) / elapsed) * 1000, collectorCpuMs, assemblerCpuMs };
+  return { spansPerS: (SPANS / elapsed) * 1000, collectorCpuMs, assemblerCpuMs, brokerCpuMs };
 }
 
 /** `ragwatch assembler` as a child process on the round's config; resolves once it logs its metrics URL. */
@@ -195,36 +218,45 @@ if (!which('kcat')) {
   process.exit(process.env.CI === 'true' ? 1 : 0);
 }
 const mock = await startKafkaMock();
+const BROKER_PID = mock.pid;
 try {
-  const make = () => Array.from({ length: N }, (_, i) => ragTrace(i));
   const assembler = await startAssembler(mock.brokers);
-  const local: Round[] = [];
-  const split: Round[] = [];
+  const kinds = ['otlp', 'predecoded'] as const;
+  const rounds = { otlp: { local: [] as Round[], split: [] as Round[] }, predecoded: { local: [] as Round[], split: [] as Round[] } };
   try {
     // Warm-up: JIT of both paths (this process and the assembler's), topic creation on the mock.
-    await localRound(mock.brokers, make());
-    await splitRound(mock.brokers, assembler, make());
+    await localRound(mock.brokers, makeInput('otlp'));
+    await splitRound(mock.brokers, assembler, makeInput('otlp'));
     for (let r = 0; r < ROUNDS; r++) {
-      local.push(await localRound(mock.brokers, make()));
-      split.push(await splitRound(mock.brokers, assembler, make()));
+      for (const kind of kinds) {
+        rounds[kind].local.push(await localRound(mock.brokers, makeInput(kind)));
+        rounds[kind].split.push(await splitRound(mock.brokers, assembler, makeInput(kind)));
+      }
     }
   } finally {
     await assembler.stop();
   }
-  const rate = (rounds: Round[]) => median(rounds.map((x) => x.spansPerS));
-  const ratio = rate(split) / rate(local);
-  process.stderr.write(`split-assembly: local ${rate(local).toFixed(0)} spans/s, split ${rate(split).toFixed(0)} spans/s (${N} two-span traces, ${ROUNDS} rounds)\n`);
-  emit({ bench: 'split-assembly', figure: 'split_assembly_ratio_vs_local', value: ratio, unit: 'ratio', baseline: 1, ratio });
-  emit({ bench: 'split-assembly', figure: 'split_assembly_spans_per_s', value: rate(split), unit: 'spans/s', baseline: rate(local), ratio });
-  // What dominates: CPU per span of each process (µs), all threads, in the same rounds.
-  const perSpan = (xs: Array<number | undefined>) => (xs.every((x) => x !== undefined) ? (median(xs as number[]) * 1000) / (N * 2) : undefined);
-  const localCpu = perSpan(local.map((x) => x.collectorCpuMs));
-  const collectorCpu = perSpan(split.map((x) => x.collectorCpuMs));
-  const assemblerCpu = perSpan(split.map((x) => x.assemblerCpuMs));
-  if (localCpu !== undefined && collectorCpu !== undefined && assemblerCpu !== undefined) {
-    emit({ bench: 'split-assembly', figure: 'split_assembly_cpu_us_per_span', value: collectorCpu + assemblerCpu, unit: 'µs', baseline: localCpu, ratio: (collectorCpu + assemblerCpu) / localCpu });
-    emit({ bench: 'split-assembly', figure: 'split_assembly_collector_cpu_us_per_span', value: collectorCpu, unit: 'µs', baseline: localCpu, ratio: collectorCpu / localCpu });
-    emit({ bench: 'split-assembly', figure: 'split_assembly_assembler_cpu_us_per_span', value: assemblerCpu, unit: 'µs', baseline: localCpu, ratio: assemblerCpu / localCpu });
+  const rate = (xs: Round[]) => median(xs.map((x) => x.spansPerS));
+  for (const kind of kinds) {
+    const { local, split } = rounds[kind];
+    const suffix = kind === 'otlp' ? '' : '_predecoded';
+    const ratio = rate(split) / rate(local);
+    process.stderr.write(`split-assembly (${kind}): local ${rate(local).toFixed(0)} spans/s, split ${rate(split).toFixed(0)} spans/s (${N} three-span traces, ${ROUNDS} rounds)\n`);
+    emit({ bench: 'split-assembly', figure: `split_assembly_ratio_vs_local${suffix}`, value: ratio, unit: 'ratio', baseline: 1, ratio });
+    emit({ bench: 'split-assembly', figure: `split_assembly_spans_per_s${suffix}`, value: rate(split), unit: 'spans/s', baseline: rate(local), ratio });
+    // What dominates: CPU per span of each process (µs), all threads, in the same rounds.
+    const perSpan = (xs: Array<number | undefined>) => (xs.every((x) => x !== undefined) ? (median(xs as number[]) * 1000) / SPANS : undefined);
+    const localCpu = perSpan(local.map((x) => x.collectorCpuMs));
+    const collectorCpu = perSpan(split.map((x) => x.collectorCpuMs));
+    const assemblerCpu = perSpan(split.map((x) => x.assemblerCpuMs));
+    if (localCpu !== undefined && collectorCpu !== undefined && assemblerCpu !== undefined) {
+      emit({ bench: 'split-assembly', figure: `split_assembly_cpu_us_per_span${suffix}`, value: collectorCpu + assemblerCpu, unit: 'µs', baseline: localCpu, ratio: (collectorCpu + assemblerCpu) / localCpu });
+      emit({ bench: 'split-assembly', figure: `split_assembly_collector_cpu_us_per_span${suffix}`, value: collectorCpu, unit: 'µs', baseline: localCpu, ratio: collectorCpu / localCpu });
+      emit({ bench: 'split-assembly', figure: `split_assembly_assembler_cpu_us_per_span${suffix}`, value: assemblerCpu, unit: 'µs', baseline: localCpu, ratio: assemblerCpu / localCpu });
+    }
+    const brokerLocal = perSpan(local.map((x) => x.brokerCpuMs));
+    const brokerSplit = perSpan(split.map((x) => x.brokerCpuMs));
+    if (brokerLocal !== undefined && brokerSplit !== undefined) emit({ bench: 'split-assembly', figure: `split_assembly_broker_cpu_us_per_span${suffix}`, value: brokerSplit, unit: 'µs', baseline: brokerLocal, ratio: brokerSplit / brokerLocal });
   }
 } finally {
   await mock.stop();
