@@ -70,9 +70,10 @@ const validateTraceBatch = new Ajv({ allErrors: false }).compile<TraceBatch>(
     target: 'draft-7',
     io: 'input',
     override: ({ zodSchema, jsonSchema }) => {
-      if (zodSchema !== attributes && zodSchema !== attrValue) return;
+      const schema: unknown = zodSchema;
+      if (schema !== attributes && schema !== attrValue) return;
       for (const key of Object.keys(jsonSchema)) delete (jsonSchema as Record<string, unknown>)[key];
-      if (zodSchema === attributes) jsonSchema.type = 'object';
+      if (schema === attributes) jsonSchema.type = 'object';
     },
   }),
 );
