@@ -1,35 +1,29 @@
 /**
  * Split assembly throughput (issue 18): spans/s through collector → spans topic → assembler →
  * triplets topic, vs the local path (collector assembling itself → triplets topic), on the
- * librdkafka mock cluster. The collector runs in this process in both paths; the assembler runs as
- * its own `ragwatch assembler` process, as deployed. Rounds alternate; medians are compared. Needs `kcat`.
+ * librdkafka mock cluster. Needs `kcat`.
  *
- * Input: OTLP/protobuf export bodies of real SDK spans (20 three-span traces each, bench/otlp-bodies.ts),
- * each decoded by the collector's own decoder and ingested, as its HTTP handler does — the collector's
- * work starts at the export body in both paths.
+ * Both paths run as deployed: `ragwatch collector` processes (one assembling locally, one forwarding
+ * span records) and a `ragwatch assembler` process, each started once with the image's V8 flags and
+ * kept for every round (a deployed process runs for days: warm JIT, trace context for late spans at
+ * steady state). This process is the applications: it posts OTLP/protobuf export bodies of real SDK
+ * spans (20 three-span OpenInference traces each, bench/otlp-bodies.ts) to the collector's OTLP/HTTP
+ * port, four requests in flight, the same bodies' shape for both paths. A round's clock stops when
+ * its triplets are acknowledged on its triplets topic (the topic's high watermarks, read from the
+ * broker, the same way for both paths). Rounds alternate; medians are compared.
  *
  * - split_assembly_ratio_vs_local (target ≥ 0.5): the split path's spans/s over the local path's.
- * - split_assembly_ratio_vs_local_predecoded (no target): the same traces decoded before the clock —
- *   capture and transport only, the stage both paths share left out (what the split path adds, undiluted).
- * One assembler serves every split round, as a deployed one runs for days (a fresh process per round
- * timed V8's cold JIT: 141 µs of CPU per span against 68 for the whole local path); each round starts
- * a fresh collector, and the clock stops when the assembler's triplets of the round are acknowledged
- * (the triplets topic's high watermarks, polled every 20 ms). The local round stops when the collector's triplets are
- * acknowledged. CPU per span of each process (all threads, /proc) says what dominates.
+ * - CPU per span of every process (all threads, /proc) in the same rounds: what dominates.
  */
-import { randomUUID } from 'node:crypto';
-import { Kafka, logLevel } from 'kafkajs';
-import type { CapturedSpan } from '../src/capture/types.ts';
 import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadConfig } from '../src/config/load.ts';
-import { Pipeline } from '../src/pipeline.ts';
+import { Kafka, logLevel, type Admin } from 'kafkajs';
 import { startKafkaMock } from '../tests/helpers/kafka-mock.ts';
 import { BIN, metricValue } from '../tests/helpers/process.ts';
 import { which } from '../tests/helpers/prometheus.ts';
-import { decodeTraces } from '../src/capture/otlp/decode.ts';
 import { emit, median, QUICK } from './lib.ts';
 import { otlpBodyMaker, SPANS_PER_TRACE, TRACES_PER_BODY } from './otlp-bodies.ts';
 
@@ -38,9 +32,8 @@ const BODIES = QUICK ? 100 : 500;
 const N = BODIES * TRACES_PER_BODY;
 const SPANS = N * SPANS_PER_TRACE;
 const ROUNDS = QUICK ? 1 : 5;
-
-/** A round's input: export bodies (decoded inside the clock) or their spans decoded beforehand. */
-type Input = { kind: 'otlp'; bodies: Buffer[] } | { kind: 'predecoded'; requests: CapturedSpan[][] };
+/** Export requests in flight at once (several SDKs exporting). */
+const CONCURRENCY = 4;
 
 /** CPU time (user + system, all threads) of a process so far, ms; undefined off Linux. */
 function cpuMs(pid: number): number | undefined {
@@ -53,69 +46,7 @@ function cpuMs(pid: number): number | undefined {
   }
 }
 
-/** CPU ms spent by each process between two readings (undefined when a reading is missing). */
-function cpuSince(pids: readonly number[], before: ReadonlyArray<number | undefined>): Array<number | undefined> {
-  return pids.map((pid, i) => {
-    const now = cpuMs(pid);
-    return now === undefined || before[i] === undefined ? undefined : now - before[i]!;
-  });
-}
-
-interface Round {
-  spansPerS: number;
-  /** CPU ms of the collector (this process) and, in split rounds, of the assembler process. */
-  collectorCpuMs: number | undefined;
-  /** CPU ms of the mock broker (kcat): it shares the bench's two cores, a deployed cluster has its own machines. */
-  brokerCpuMs: number | undefined;
-  assemblerCpuMs?: number | undefined;
-}
-
-const counter = async (c: { get(): Promise<{ values: Array<{ value: number }> }> }) => (await c.get()).values.reduce((s, v) => s + v.value, 0);
-
-function config(brokers: string[], round: string, overrides: Record<string, unknown> = {}) {
-  return loadConfig({ env: {}, overrides: { ...configOverrides(brokers, round), ...overrides } });
-}
-
-function configOverrides(brokers: string[], round: string): Record<string, unknown> {
-  return {
-      server: { host: '127.0.0.1', httpPort: 0, otlpPort: 0 },
-      // A local round ingests its traces within ~0.3 s, faster than they close: buffers sized so that
-      // nothing is dropped (with the default 5,000 traces the local collector drops).
-      capture: { traceIdleMs: 50, maxTraces: 2 * N, maxBufferedSpans: 8 * N },
-      transport: {
-        kind: 'kafka',
-        kafka: {
-          brokers,
-          assemblerGroupId: `bench-asm-${round}`,
-          assemblerCommitIntervalMs: 500,
-          topics: { spans: `bench.spans.${round}`, triplets: `bench.split.triplets.${round}` },
-          producer: { batchMaxMessages: 500, maxBufferMessages: N * 4 },
-          // librdkafka's mock cluster holds a fetch for its full wait even when data is there (a real
-          // broker answers at fetch.min.bytes): at the default 1 s the bench would time the mock's wait.
-          consumer: { fetchMaxWaitMs: 100 },
-        },
-      },
-      metrics: { processMetrics: false },
-  };
-}
-
-/** Fresh traces (new ids every round: re-sent spans are duplicates) as export bodies or decoded requests. */
-function makeInput(kind: Input['kind']): Input {
-  const body = otlpBodyMaker();
-  const bodies = Array.from({ length: BODIES }, () => body().protobuf);
-  return kind === 'otlp' ? { kind, bodies } : { kind, requests: bodies.map((b) => decodeTraces(b, 'application/x-protobuf').spans) };
-}
-
-/** Ingests the input as a collector's OTLP handler does: one export request per event-loop turn. */
-async function ingest(pipeline: Pipeline, input: Input): Promise<void> {
-  const requests = input.kind === 'otlp' ? input.bodies : input.requests;
-  for (const request of requests) {
-    pipeline.ingestSpans(Buffer.isBuffer(request) ? decodeTraces(request, 'application/x-protobuf').spans : request, 'otlp');
-    await new Promise((r) => setImmediate(r));
-  }
-}
-
-async function until(what: string, done: () => Promise<boolean>, timeoutMs = 120_000, everyMs = 10): Promise<void> {
+async function until(what: string, done: () => Promise<boolean>, timeoutMs = 120_000, everyMs = 20): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await done())) {
     if (Date.now() > deadline) throw new Error(`bench split-assembly: timed out waiting for ${what}`);
@@ -123,94 +54,122 @@ async function until(what: string, done: () => Promise<boolean>, timeoutMs = 120
   }
 }
 
-async function localRound(brokers: string[], input: Input): Promise<Round> {
-  const collector = new Pipeline({ config: config(brokers, `local-${randomUUID().slice(0, 6)}`, { transport: { kind: 'kafka', kafka: { brokers, assembly: 'local', producer: { batchMaxMessages: 500, maxBufferMessages: N * 4 } } } }), role: 'collector' });
-  await collector.start();
-  const cpu = [cpuMs(process.pid), cpuMs(BROKER_PID)];
-  const started = performance.now();
-  await ingest(collector, input);
-  await until('local triplets', async () => (await counter(collector.instruments.produced)) >= N || (await counter(collector.instruments.dropped)) > 0);
-  if ((await counter(collector.instruments.dropped)) > 0) throw new Error('bench split-assembly: the local collector dropped items');
-  const elapsed = performance.now() - started;
-  const [collectorCpuMs, brokerCpuMs] = cpuSince([process.pid, BROKER_PID], cpu);
-  await collector.shutdown(2_000);
-  return { spansPerS: (SPANS / elapsed) * 1000, collectorCpuMs, brokerCpuMs };
-}
-
-/** A running `ragwatch assembler` (one for all split rounds, warm like a deployed one) and its topics. */
-interface Assembler {
-  round: string;
-  apiUrl: string;
+/** A running ragwatch process of the bench. */
+interface RoleProcess {
   pid: number;
-  /** Triplets acknowledged on the round's triplets topic so far (sum of the partitions' high watermarks). */
-  acked(): Promise<number>;
+  metricsUrl: string;
+  /** OTLP/HTTP traces endpoint (collectors). */
+  otlpUrl: string | undefined;
+  /** Items dropped or traces left incomplete so far (must stay 0). */
+  lost(): Promise<number>;
   stop(): Promise<void>;
 }
 
-async function startAssembler(brokers: string[]): Promise<Assembler> {
-  const round = randomUUID().slice(0, 8);
-  const proc = await startAssemblerProcess(configOverrides(brokers, round));
-  const metric = async (name: string) => metricValue(await (await fetch(`${proc.apiUrl}/metrics`)).text(), name) ?? 0;
-  await until('assembler partitions', async () => (await fetch(`${proc.apiUrl}/readyz`)).ok && (await metric('ragwatch_kafka_partitions_assigned')) > 0);
-  // Completion is read from the broker, not the assembler's /metrics: rendering its registry 50 times a
-  // second cost the measured process ~5 % of its CPU (profile), a cost the local round never paid.
-  const admin = new Kafka({ clientId: 'bench-split-watch', brokers, logLevel: logLevel.NOTHING }).admin();
-  await admin.connect();
-  const topic = `bench.split.triplets.${round}`;
-  const acked = async () => ((await admin.fetchTopicOffsets(topic).catch(() => [])) as Array<{ high: string }>).reduce((sum, p) => sum + Number(p.high), 0);
-  return {
-    round,
-    ...proc,
-    acked,
-    stop: async () => {
-      await admin.disconnect();
-      await proc.stop();
-    },
-  };
-}
-
-async function splitRound(brokers: string[], assembler: Assembler, input: Input): Promise<Round> {
-  const metric = async (name: string) => metricValue(await (await fetch(`${assembler.apiUrl}/metrics`)).text(), name) ?? 0;
-  const lostInAssembler = async () => (await metric('ragwatch_dropped_total')) + (await metric('ragwatch_triplets_incomplete_total'));
-  const [acked0, lost0] = [await assembler.acked(), await lostInAssembler()];
-  const collector = new Pipeline({ config: config(brokers, assembler.round), role: 'collector', forwardSpans: true });
-  await collector.start();
-  const cpu = [cpuMs(process.pid), cpuMs(assembler.pid), cpuMs(BROKER_PID)];
-  const started = performance.now();
-  await ingest(collector, input);
-  const lost = async () => (await lostInAssembler()) - lost0 + (await counter(collector.instruments.dropped));
-  let polls = 0;
-  // Losses are checked every 25th poll (~0.5 s): enough to stop a broken round early.
-  await until('assembled triplets', async () => (await assembler.acked()) - acked0 >= N || (++polls % 25 === 0 && (await lost()) > 0), 120_000, 20);
-  const elapsed = performance.now() - started;
-  const [collectorCpuMs, assemblerCpuMs, brokerCpuMs] = cpuSince([process.pid, assembler.pid, BROKER_PID], cpu);
-  if ((await lost()) > 0) throw new Error(`bench split-assembly: ${await lost()} spans or triplets dropped or incomplete`);
-  await collector.shutdown(2_000);
-  return { spansPerS: (SPANS / elapsed) * 1000, collectorCpuMs, assemblerCpuMs, brokerCpuMs };
-}
-
-/** `ragwatch assembler` as a child process on the round's config; resolves once it logs its metrics URL. */
-async function startAssemblerProcess(overrides: Record<string, unknown>): Promise<{ apiUrl: string; pid: number; stop(): Promise<void> }> {
-  const dir = mkdtempSync(join(tmpdir(), 'ragwatch-bench-asm-'));
+/** `ragwatch ROLE` as a child process with the image's V8 flag; resolves once it logs that it started. */
+async function startRole(role: 'collector' | 'assembler', overrides: Record<string, unknown>): Promise<RoleProcess> {
+  const dir = mkdtempSync(join(tmpdir(), `ragwatch-bench-${role}-`));
   const file = join(dir, 'ragwatch.yaml');
   writeFileSync(file, JSON.stringify({ ...overrides, log: { level: 'info', format: 'json' } }));
-  const child = spawn(process.execPath, ['--max-semi-space-size=4', BIN, 'assembler', '-c', file], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, ['--max-semi-space-size=4', BIN, role, '-c', file], { stdio: ['ignore', 'ignore', 'pipe'] });
   const exited = new Promise((resolve) => child.once('exit', resolve));
   let err = '';
-  child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (err = (err + d.toString()).slice(-20_000)));
   const stop = async () => {
     child.kill('SIGTERM');
     await exited;
     rmSync(dir, { recursive: true, force: true });
   };
+  const started = role === 'collector' ? '"msg":"ragwatch started"' : '"msg":"ragwatch assembler started"';
   try {
-    await until('assembler start', async () => err.includes('"msg":"ragwatch assembler started"'), 30_000);
+    await until(`${role} start`, async () => err.includes(started), 30_000);
   } catch (e) {
     await stop();
     throw new Error(`${String(e)}\n${err.slice(-2000)}`, { cause: e });
   }
-  const apiUrl = /"metrics":"(http:\/\/[^"]+)\/metrics"/.exec(err)![1]!;
-  return { apiUrl, pid: child.pid!, stop };
+  const metricsUrl = /"metrics":"(http:\/\/[^"]+\/metrics)"/.exec(err)![1]!;
+  const otlpUrl = /"otlp":"(http:\/\/[^"]+)"/.exec(err)?.[1];
+  const metric = async (name: string) => metricValue(await (await fetch(metricsUrl)).text(), name) ?? 0;
+  const lost = async () => (await metric('ragwatch_dropped_total')) + (await metric('ragwatch_triplets_incomplete_total'));
+  return { pid: child.pid!, metricsUrl, otlpUrl, lost, stop };
+}
+
+function configOverrides(brokers: string[], topics: { spans?: string; triplets: string }, assembly: 'local' | 'spans_topic', group: string): Record<string, unknown> {
+  return {
+    server: { host: '127.0.0.1', httpPort: 0, otlpPort: 0 },
+    // A round's traces arrive within ~1 s, faster than they close: buffers sized so that nothing is
+    // dropped (with the default 5,000 traces the local collector drops).
+    capture: { traceIdleMs: 50, maxTraces: 2 * N, maxBufferedSpans: 8 * N },
+    transport: {
+      kind: 'kafka',
+      kafka: {
+        brokers,
+        assembly,
+        assemblerGroupId: group,
+        assemblerCommitIntervalMs: 500,
+        topics: { ...(topics.spans ? { spans: topics.spans } : {}), triplets: topics.triplets },
+        producer: { batchMaxMessages: 500, maxBufferMessages: N * 4 },
+        // librdkafka's mock cluster holds a fetch for its full wait even when data is there (a real
+        // broker answers at fetch.min.bytes): at the default 1 s the bench would time the mock's wait.
+        consumer: { fetchMaxWaitMs: 100 },
+      },
+    },
+    metrics: { processMetrics: false },
+  };
+}
+
+/** One path: its processes (the first receives OTLP) and its triplets topic. */
+interface Path {
+  name: 'local' | 'split';
+  processes: RoleProcess[];
+  triplets: string;
+}
+
+interface Round {
+  spansPerS: number;
+  /** CPU ms per process of the path, in order, then the mock broker's (undefined off Linux). */
+  cpuMs: Array<number | undefined>;
+}
+
+/** Triplets acknowledged on a topic so far (sum of its partitions' high watermarks). */
+async function acked(admin: Admin, topic: string): Promise<number> {
+  return ((await admin.fetchTopicOffsets(topic).catch(() => [])) as Array<{ high: string }>).reduce((sum, p) => sum + Number(p.high), 0);
+}
+
+/** Posts the bodies to the collector, {@link CONCURRENCY} at a time. */
+async function post(otlpUrl: string, bodies: Buffer[]): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < bodies.length) {
+      const body = bodies[next++]!;
+      const res = await fetch(otlpUrl, { method: 'POST', headers: { 'content-type': 'application/x-protobuf' }, body });
+      await res.arrayBuffer();
+      if (!res.ok) throw new Error(`bench split-assembly: the collector answered ${res.status}`);
+    }
+  };
+  await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+}
+
+async function round(path: Path, admin: Admin, brokerPid: number): Promise<Round> {
+  const make = otlpBodyMaker();
+  // Fresh trace ids every round: re-sent spans are (correctly) duplicates.
+  const bodies = Array.from({ length: BODIES }, () => make().protobuf);
+  const pids = [...path.processes.map((p) => p.pid), brokerPid];
+  const acked0 = await acked(admin, path.triplets);
+  const lost = async () => (await Promise.all(path.processes.map((p) => p.lost()))).reduce((a, b) => a + b, 0);
+  const lost0 = await lost();
+  const cpu0 = pids.map(cpuMs);
+  const started = performance.now();
+  await post(path.processes[0]!.otlpUrl!, bodies);
+  let polls = 0;
+  // Losses are checked every 25th poll (~0.5 s): enough to stop a broken round early.
+  await until(`${path.name} triplets`, async () => (await acked(admin, path.triplets)) - acked0 >= N || (++polls % 25 === 0 && (await lost()) > lost0));
+  const elapsed = performance.now() - started;
+  const cpu = pids.map((pid, i) => {
+    const now = cpuMs(pid);
+    return now === undefined || cpu0[i] === undefined ? undefined : now - cpu0[i]!;
+  });
+  if ((await lost()) > lost0) throw new Error(`bench split-assembly (${path.name}): ${(await lost()) - lost0} spans or triplets dropped or incomplete`);
+  return { spansPerS: (SPANS / elapsed) * 1000, cpuMs: cpu };
 }
 
 if (!which('kcat')) {
@@ -218,47 +177,48 @@ if (!which('kcat')) {
   process.exit(process.env.CI === 'true' ? 1 : 0);
 }
 const mock = await startKafkaMock();
-const BROKER_PID = mock.pid;
+const admin = new Kafka({ clientId: 'bench-split-watch', brokers: mock.brokers, logLevel: logLevel.NOTHING }).admin();
+const id = randomUUID().slice(0, 8);
+const started: RoleProcess[] = [];
+const start = async (role: 'collector' | 'assembler', overrides: Record<string, unknown>) => {
+  const p = await startRole(role, overrides);
+  started.push(p);
+  return p;
+};
 try {
-  const assembler = await startAssembler(mock.brokers);
-  const kinds = ['otlp', 'predecoded'] as const;
-  const rounds = { otlp: { local: [] as Round[], split: [] as Round[] }, predecoded: { local: [] as Round[], split: [] as Round[] } };
-  try {
-    // Warm-up: JIT of both paths (this process and the assembler's), topic creation on the mock.
-    await localRound(mock.brokers, makeInput('otlp'));
-    await splitRound(mock.brokers, assembler, makeInput('otlp'));
-    for (let r = 0; r < ROUNDS; r++) {
-      for (const kind of kinds) {
-        rounds[kind].local.push(await localRound(mock.brokers, makeInput(kind)));
-        rounds[kind].split.push(await splitRound(mock.brokers, assembler, makeInput(kind)));
-      }
-    }
-  } finally {
-    await assembler.stop();
+  await admin.connect();
+  const localTopics = { triplets: `bench.local.triplets.${id}` };
+  const splitTopics = { spans: `bench.spans.${id}`, triplets: `bench.split.triplets.${id}` };
+  const local: Path = { name: 'local', triplets: localTopics.triplets, processes: [await start('collector', configOverrides(mock.brokers, localTopics, 'local', `bench-asm-local-${id}`))] };
+  const assembler = await start('assembler', configOverrides(mock.brokers, splitTopics, 'spans_topic', `bench-asm-${id}`));
+  const split: Path = { name: 'split', triplets: splitTopics.triplets, processes: [await start('collector', configOverrides(mock.brokers, splitTopics, 'spans_topic', `bench-asm-${id}`)), assembler] };
+  await until('assembler partitions', async () => (await fetch(assembler.metricsUrl.replace(/\/metrics$/, '/readyz'))).ok && (metricValue(await (await fetch(assembler.metricsUrl)).text(), 'ragwatch_kafka_partitions_assigned') ?? 0) > 0);
+  const rounds = { local: [] as Round[], split: [] as Round[] };
+  // Warm-up: JIT of every process, topic creation on the mock.
+  await round(local, admin, mock.pid);
+  await round(split, admin, mock.pid);
+  for (let r = 0; r < ROUNDS; r++) {
+    rounds.local.push(await round(local, admin, mock.pid));
+    rounds.split.push(await round(split, admin, mock.pid));
   }
   const rate = (xs: Round[]) => median(xs.map((x) => x.spansPerS));
-  for (const kind of kinds) {
-    const { local, split } = rounds[kind];
-    const suffix = kind === 'otlp' ? '' : '_predecoded';
-    const ratio = rate(split) / rate(local);
-    process.stderr.write(`split-assembly (${kind}): local ${rate(local).toFixed(0)} spans/s, split ${rate(split).toFixed(0)} spans/s (${N} three-span traces, ${ROUNDS} rounds)\n`);
-    emit({ bench: 'split-assembly', figure: `split_assembly_ratio_vs_local${suffix}`, value: ratio, unit: 'ratio', baseline: 1, ratio });
-    emit({ bench: 'split-assembly', figure: `split_assembly_spans_per_s${suffix}`, value: rate(split), unit: 'spans/s', baseline: rate(local), ratio });
-    // What dominates: CPU per span of each process (µs), all threads, in the same rounds.
-    const perSpan = (xs: Array<number | undefined>) => (xs.every((x) => x !== undefined) ? (median(xs as number[]) * 1000) / SPANS : undefined);
-    const localCpu = perSpan(local.map((x) => x.collectorCpuMs));
-    const collectorCpu = perSpan(split.map((x) => x.collectorCpuMs));
-    const assemblerCpu = perSpan(split.map((x) => x.assemblerCpuMs));
-    if (localCpu !== undefined && collectorCpu !== undefined && assemblerCpu !== undefined) {
-      emit({ bench: 'split-assembly', figure: `split_assembly_cpu_us_per_span${suffix}`, value: collectorCpu + assemblerCpu, unit: 'µs', baseline: localCpu, ratio: (collectorCpu + assemblerCpu) / localCpu });
-      emit({ bench: 'split-assembly', figure: `split_assembly_collector_cpu_us_per_span${suffix}`, value: collectorCpu, unit: 'µs', baseline: localCpu, ratio: collectorCpu / localCpu });
-      emit({ bench: 'split-assembly', figure: `split_assembly_assembler_cpu_us_per_span${suffix}`, value: assemblerCpu, unit: 'µs', baseline: localCpu, ratio: assemblerCpu / localCpu });
-    }
-    const brokerLocal = perSpan(local.map((x) => x.brokerCpuMs));
-    const brokerSplit = perSpan(split.map((x) => x.brokerCpuMs));
-    if (brokerLocal !== undefined && brokerSplit !== undefined) emit({ bench: 'split-assembly', figure: `split_assembly_broker_cpu_us_per_span${suffix}`, value: brokerSplit, unit: 'µs', baseline: brokerLocal, ratio: brokerSplit / brokerLocal });
+  const ratio = rate(rounds.split) / rate(rounds.local);
+  process.stderr.write(`split-assembly: local ${rate(rounds.local).toFixed(0)} spans/s, split ${rate(rounds.split).toFixed(0)} spans/s (${N} three-span traces per round, ${ROUNDS} rounds)\n`);
+  emit({ bench: 'split-assembly', figure: 'split_assembly_ratio_vs_local', value: ratio, unit: 'ratio', baseline: 1, ratio });
+  emit({ bench: 'split-assembly', figure: 'split_assembly_spans_per_s', value: rate(rounds.split), unit: 'spans/s', baseline: rate(rounds.local), ratio });
+  // What dominates: CPU per span of each process (µs), all threads, medians over the same rounds.
+  const perSpan = (xs: Round[], i: number) => (xs.every((x) => x.cpuMs[i] !== undefined) ? (median(xs.map((x) => x.cpuMs[i]!)) * 1000) / SPANS : undefined);
+  const [localCpu, localBroker] = [perSpan(rounds.local, 0), perSpan(rounds.local, 1)];
+  const [collectorCpu, assemblerCpu, splitBroker] = [perSpan(rounds.split, 0), perSpan(rounds.split, 1), perSpan(rounds.split, 2)];
+  if (localCpu !== undefined && collectorCpu !== undefined && assemblerCpu !== undefined) {
+    emit({ bench: 'split-assembly', figure: 'split_assembly_cpu_us_per_span', value: collectorCpu + assemblerCpu, unit: 'µs', baseline: localCpu, ratio: (collectorCpu + assemblerCpu) / localCpu });
+    emit({ bench: 'split-assembly', figure: 'split_assembly_collector_cpu_us_per_span', value: collectorCpu, unit: 'µs', baseline: localCpu, ratio: collectorCpu / localCpu });
+    emit({ bench: 'split-assembly', figure: 'split_assembly_assembler_cpu_us_per_span', value: assemblerCpu, unit: 'µs', baseline: localCpu, ratio: assemblerCpu / localCpu });
   }
+  if (localBroker !== undefined && splitBroker !== undefined) emit({ bench: 'split-assembly', figure: 'split_assembly_broker_cpu_us_per_span', value: splitBroker, unit: 'µs', baseline: localBroker, ratio: localBroker > 0 ? splitBroker / localBroker : null });
 } finally {
+  for (const p of started.reverse()) await p.stop();
+  await admin.disconnect().catch(() => undefined);
   await mock.stop();
 }
 process.exit(0);
