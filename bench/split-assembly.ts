@@ -15,14 +15,13 @@
  * - split_assembly_ratio_vs_local (target ≥ 0.5): the split path's spans/s over the local path's.
  * - CPU per span of every process (all threads, /proc) in the same rounds: what dominates.
  */
-import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Kafka, logLevel, type Admin } from 'kafkajs';
 import { startKafkaMock } from '../tests/helpers/kafka-mock.ts';
-import { BIN, metricValue } from '../tests/helpers/process.ts';
+import { metricValue, spawnRagwatch } from '../tests/helpers/process.ts';
 import { which } from '../tests/helpers/prometheus.ts';
 import { emit, median, QUICK } from './lib.ts';
 import { otlpBodyMaker, SPANS_PER_TRACE, TRACES_PER_BODY } from './otlp-bodies.ts';
@@ -65,32 +64,29 @@ interface RoleProcess {
   stop(): Promise<void>;
 }
 
-/** `ragwatch ROLE` as a child process with the image's V8 flag; resolves once it logs that it started. */
+/** `ragwatch ROLE` as a child process (with the image's V8 flag, as the tests spawn it); resolves once it logs that it started. */
 async function startRole(role: 'collector' | 'assembler', overrides: Record<string, unknown>): Promise<RoleProcess> {
   const dir = mkdtempSync(join(tmpdir(), `ragwatch-bench-${role}-`));
   const file = join(dir, 'ragwatch.yaml');
   writeFileSync(file, JSON.stringify({ ...overrides, log: { level: 'info', format: 'json' } }));
-  const child = spawn(process.execPath, ['--max-semi-space-size=4', BIN, role, '-c', file], { stdio: ['ignore', 'ignore', 'pipe'] });
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  let err = '';
-  child.stderr.on('data', (d: Buffer) => (err = (err + d.toString()).slice(-20_000)));
+  const proc = spawnRagwatch([role, '-c', file]);
   const stop = async () => {
-    child.kill('SIGTERM');
-    await exited;
+    proc.child.kill('SIGTERM');
+    await proc.exited;
     rmSync(dir, { recursive: true, force: true });
   };
   const started = role === 'collector' ? '"msg":"ragwatch started"' : '"msg":"ragwatch assembler started"';
   try {
-    await until(`${role} start`, async () => err.includes(started), 30_000);
+    await until(`${role} start`, async () => proc.stderr().includes(started), 30_000);
   } catch (e) {
     await stop();
-    throw new Error(`${String(e)}\n${err.slice(-2000)}`, { cause: e });
+    throw new Error(`${String(e)}\n${proc.stderr().slice(-2000)}`, { cause: e });
   }
-  const metricsUrl = /"metrics":"(http:\/\/[^"]+\/metrics)"/.exec(err)![1]!;
-  const otlpUrl = /"otlp":"(http:\/\/[^"]+)"/.exec(err)?.[1];
+  const metricsUrl = /"metrics":"(http:\/\/[^"]+\/metrics)"/.exec(proc.stderr())![1]!;
+  const otlpUrl = /"otlp":"(http:\/\/[^"]+)"/.exec(proc.stderr())?.[1];
   const metric = async (name: string) => metricValue(await (await fetch(metricsUrl)).text(), name) ?? 0;
   const lost = async () => (await metric('ragwatch_dropped_total')) + (await metric('ragwatch_triplets_incomplete_total'));
-  return { pid: child.pid!, metricsUrl, otlpUrl, lost, stop };
+  return { pid: proc.child.pid!, metricsUrl, otlpUrl, lost, stop };
 }
 
 function configOverrides(brokers: string[], topics: { spans?: string; triplets: string }, assembly: 'local' | 'spans_topic', group: string): Record<string, unknown> {
