@@ -16,12 +16,10 @@
  * - CPU per span of every process (all threads, /proc) in the same rounds: what dominates.
  */
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { Kafka, logLevel, type Admin } from 'kafkajs';
 import { startKafkaMock } from '../tests/helpers/kafka-mock.ts';
-import { metricValue, spawnRagwatch } from '../tests/helpers/process.ts';
+import { scrape, startRole, type RoleProcess } from '../tests/integration/kafka-process.ts';
 import { which } from '../tests/helpers/prometheus.ts';
 import { emit, median, QUICK } from './lib.ts';
 import { otlpBodyMaker, SPANS_PER_TRACE, TRACES_PER_BODY } from './otlp-bodies.ts';
@@ -53,40 +51,9 @@ async function until(what: string, done: () => Promise<boolean>, timeoutMs = 120
   }
 }
 
-/** A running ragwatch process of the bench. */
-interface RoleProcess {
-  pid: number;
-  metricsUrl: string;
-  /** OTLP/HTTP traces endpoint (collectors). */
-  otlpUrl: string | undefined;
-  /** Items dropped or traces left incomplete so far (must stay 0). */
-  lost(): Promise<number>;
-  stop(): Promise<void>;
-}
-
-/** `ragwatch ROLE` as a child process (with the image's V8 flag, as the tests spawn it); resolves once it logs that it started. */
-async function startRole(role: 'collector' | 'assembler', overrides: Record<string, unknown>): Promise<RoleProcess> {
-  const dir = mkdtempSync(join(tmpdir(), `ragwatch-bench-${role}-`));
-  const file = join(dir, 'ragwatch.yaml');
-  writeFileSync(file, JSON.stringify({ ...overrides, log: { level: 'info', format: 'json' } }));
-  const proc = spawnRagwatch([role, '-c', file]);
-  const stop = async () => {
-    proc.child.kill('SIGTERM');
-    await proc.exited;
-    rmSync(dir, { recursive: true, force: true });
-  };
-  const started = role === 'collector' ? '"msg":"ragwatch started"' : '"msg":"ragwatch assembler started"';
-  try {
-    await until(`${role} start`, async () => proc.stderr().includes(started), 30_000);
-  } catch (e) {
-    await stop();
-    throw new Error(`${String(e)}\n${proc.stderr().slice(-2000)}`, { cause: e });
-  }
-  const metricsUrl = /"metrics":"(http:\/\/[^"]+\/metrics)"/.exec(proc.stderr())![1]!;
-  const otlpUrl = /"otlp":"(http:\/\/[^"]+)"/.exec(proc.stderr())?.[1];
-  const metric = async (name: string) => metricValue(await (await fetch(metricsUrl)).text(), name) ?? 0;
-  const lost = async () => (await metric('ragwatch_dropped_total')) + (await metric('ragwatch_triplets_incomplete_total'));
-  return { pid: proc.child.pid!, metricsUrl, otlpUrl, lost, stop };
+/** Items a role process dropped or traces it left incomplete so far (must not grow). */
+async function lost(p: RoleProcess): Promise<number> {
+  return (await scrape(p.apiUrl, 'ragwatch_dropped_total')) + (await scrape(p.apiUrl, 'ragwatch_triplets_incomplete_total'));
 }
 
 function configOverrides(brokers: string[], topics: { spans?: string; triplets: string }, assembly: 'local' | 'spans_topic', group: string): Record<string, unknown> {
@@ -151,20 +118,20 @@ async function round(path: Path, admin: Admin, brokerPid: number): Promise<Round
   const bodies = Array.from({ length: BODIES }, () => make().protobuf);
   const pids = [...path.processes.map((p) => p.pid), brokerPid];
   const acked0 = await acked(admin, path.triplets);
-  const lost = async () => (await Promise.all(path.processes.map((p) => p.lost()))).reduce((a, b) => a + b, 0);
-  const lost0 = await lost();
+  const lostNow = async () => (await Promise.all(path.processes.map(lost))).reduce((a, b) => a + b, 0);
+  const lost0 = await lostNow();
   const cpu0 = pids.map(cpuMs);
   const started = performance.now();
   await post(path.processes[0]!.otlpUrl!, bodies);
   let polls = 0;
   // Losses are checked every 25th poll (~0.5 s): enough to stop a broken round early.
-  await until(`${path.name} triplets`, async () => (await acked(admin, path.triplets)) - acked0 >= N || (++polls % 25 === 0 && (await lost()) > lost0));
+  await until(`${path.name} triplets`, async () => (await acked(admin, path.triplets)) - acked0 >= N || (++polls % 25 === 0 && (await lostNow()) > lost0));
   const elapsed = performance.now() - started;
   const cpu = pids.map((pid, i) => {
     const now = cpuMs(pid);
     return now === undefined || cpu0[i] === undefined ? undefined : now - cpu0[i]!;
   });
-  if ((await lost()) > lost0) throw new Error(`bench split-assembly (${path.name}): ${(await lost()) - lost0} spans or triplets dropped or incomplete`);
+  if ((await lostNow()) > lost0) throw new Error(`bench split-assembly (${path.name}): ${(await lostNow()) - lost0} spans or triplets dropped or incomplete`);
   return { spansPerS: (SPANS / elapsed) * 1000, cpuMs: cpu };
 }
 
@@ -177,7 +144,8 @@ const admin = new Kafka({ clientId: 'bench-split-watch', brokers: mock.brokers, 
 const id = randomUUID().slice(0, 8);
 const started: RoleProcess[] = [];
 const start = async (role: 'collector' | 'assembler', overrides: Record<string, unknown>) => {
-  const p = await startRole(role, overrides);
+  // The image's V8 flag, as deployed.
+  const p = await startRole(role, { ...overrides, log: { level: 'info', format: 'json' } }, 30_000, ['--max-semi-space-size=4']);
   started.push(p);
   return p;
 };
@@ -188,7 +156,7 @@ try {
   const local: Path = { name: 'local', triplets: localTopics.triplets, processes: [await start('collector', configOverrides(mock.brokers, localTopics, 'local', `bench-asm-local-${id}`))] };
   const assembler = await start('assembler', configOverrides(mock.brokers, splitTopics, 'spans_topic', `bench-asm-${id}`));
   const split: Path = { name: 'split', triplets: splitTopics.triplets, processes: [await start('collector', configOverrides(mock.brokers, splitTopics, 'spans_topic', `bench-asm-${id}`)), assembler] };
-  await until('assembler partitions', async () => (await fetch(assembler.metricsUrl.replace(/\/metrics$/, '/readyz'))).ok && (metricValue(await (await fetch(assembler.metricsUrl)).text(), 'ragwatch_kafka_partitions_assigned') ?? 0) > 0);
+  await until('assembler partitions', async () => (await fetch(`${assembler.apiUrl}/readyz`)).ok && (await scrape(assembler.apiUrl, 'ragwatch_kafka_partitions_assigned')) > 0);
   const rounds = { local: [] as Round[], split: [] as Round[] };
   // Warm-up: JIT of every process, topic creation on the mock.
   await round(local, admin, mock.pid);
@@ -213,7 +181,7 @@ try {
   }
   if (localBroker !== undefined && splitBroker !== undefined) emit({ bench: 'split-assembly', figure: 'split_assembly_broker_cpu_us_per_span', value: splitBroker, unit: 'µs', baseline: localBroker, ratio: localBroker > 0 ? splitBroker / localBroker : null });
 } finally {
-  for (const p of started.reverse()) await p.stop();
+  for (const p of started.reverse()) await p.cleanup();
   await admin.disconnect().catch(() => undefined);
   await mock.stop();
 }

@@ -30,15 +30,15 @@ export interface RoleProcess {
   cleanup(): Promise<void>;
 }
 
-/** Starts `ragwatch <role> -c <tmp>` and resolves once its HTTP server listens. */
-export async function startRole(role: 'collector' | 'scorer' | 'assembler' | 'prober', config: Record<string, unknown>, startTimeoutMs = 30_000): Promise<RoleProcess> {
+/** Starts `ragwatch <role> -c <tmp>` (Node flags `nodeArgs` first, e.g. the image's) and resolves once its HTTP server listens. */
+export async function startRole(role: 'collector' | 'scorer' | 'assembler' | 'prober', config: Record<string, unknown>, startTimeoutMs = 30_000, nodeArgs: readonly string[] = []): Promise<RoleProcess> {
   const dir = mkdtempSync(join(tmpdir(), `ragwatch-${role}-`));
   const file = join(dir, 'ragwatch.json.yaml');
   writeFileSync(file, JSON.stringify(config));
   const env = { ...process.env };
   delete env.RAGWATCH_CONFIG;
   const script = `const { main } = await import(${JSON.stringify(CLI)}); await main(process.argv.slice(1));`;
-  const child = spawn(process.execPath, ['--input-type=module', '-e', script, role, '-c', file], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...nodeArgs, '--input-type=module', '-e', script, role, '-c', file], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let raw = '';
   let pending = '';
   let started: (v: { api: string; otlp?: string }) => void;
