@@ -5,15 +5,19 @@
  * partition's offset is committed only up to the first record of a trace that is still buffered,
  * and only after the triplet producer has acknowledged everything assembled before — so a restart
  * or rebalance re-reads every trace not yet turned into triplets (at-least-once; triplet ids are
- * deterministic and the scorer de-duplicates). Bad records go to the DLQ.
+ * deterministic and the scorer de-duplicates). kafkajs re-reads every assigned partition from its
+ * committed offset after each rebalance, so at a rebalance the traces still buffered are let go
+ * (counted) and assembled from the re-read, here or by the partition's new owner; re-read records
+ * of traces this assembler already assembled are skipped. Bad records go to the DLQ.
  * @module
  */
-import type { Consumer, EachBatchPayload, Kafka, Message } from 'kafkajs';
+import type { EachBatchPayload, Kafka, Message } from 'kafkajs';
 import { fromLogRecord, fromSpanRecord, parseTraceBatch } from './span-record.ts';
 import type { AssemblySink } from './types.ts';
 import type { CapturedLog, CapturedSpan } from '../capture/types.ts';
 import type { BufferedKafkaProducer } from '../transport/kafka-buffered-producer.ts';
-import { useWholeBatchGunzip, type KafkaSection } from '../transport/kafka-client.ts';
+import type { KafkaSection } from '../transport/kafka-client.ts';
+import { KafkaGroupMember } from '../transport/kafka-group.ts';
 import { dlqMessage } from '../transport/kafka-poison.ts';
 import { errorMessage } from '../errors.ts';
 import { silentLogger, type Logger } from '../log.ts';
@@ -42,6 +46,10 @@ interface PartitionState {
   /** Offset after the last record read. */
   next: bigint | undefined;
   committed: bigint | undefined;
+  /** After a rebalance: records before this offset were read before it, and are skipped unless their trace is in `released`. */
+  rereadUntil?: bigint;
+  /** Traces let go at the rebalance, to be assembled again from the re-read. */
+  released?: Set<string>;
 }
 
 /** Consumes span records into capture and commits what has been assembled. */
@@ -50,62 +58,77 @@ export class KafkaSpanConsumer {
   readonly #logger: Logger;
   readonly #partitions = new Map<number, PartitionState>();
   #dlq: Message[] = [];
-  #consumer: Consumer | undefined;
+  readonly #member: KafkaGroupMember;
   #timer: NodeJS.Timeout | undefined;
   #committing: Promise<void> | undefined;
-  #running = false;
   #stopped = false;
   #shutdown: Promise<void> | undefined;
 
   constructor(options: KafkaSpanConsumerOptions) {
     this.#o = options;
     this.#logger = options.logger ?? silentLogger;
+    const { section } = options;
+    this.#member = new KafkaGroupMember({
+      kafka: options.kafka,
+      groupId: section.assemblerGroupId,
+      topic: section.topics.spans,
+      consumer: section.consumer,
+      partitionsConsumedConcurrently: 4,
+      eachBatch: (payload) => this.#eachBatch(payload),
+      onAssignment: (partitions, crashed) => this.#onAssignment(partitions, crashed),
+      onRebalancing: () => this.#rewind(),
+      name: 'span consumer',
+      logger: this.#logger,
+    });
   }
 
   /** True while consuming (for `/readyz`). */
   get running(): boolean {
-    return this.#running;
+    return this.#member.running;
   }
 
-  /** Joins the group and starts consuming; retries the first connection until it works or `shutdown()`. */
+  /** Joins the group and starts consuming; retries the first connection until it works or `shutdown()`, rejoins after crashes. */
   async start(): Promise<void> {
-    useWholeBatchGunzip();
-    const { section } = this.#o;
-    const c = section.consumer;
-    const topic = section.topics.spans;
-    for (let attempt = 1; !this.#stopped; attempt++) {
-      const consumer = this.#o.kafka.consumer({
-        groupId: section.assemblerGroupId,
-        sessionTimeout: c.sessionTimeoutMs,
-        heartbeatInterval: c.heartbeatIntervalMs,
-        maxBytesPerPartition: c.maxBytesPerPartition,
-        maxWaitTimeInMs: c.fetchMaxWaitMs,
-        allowAutoTopicCreation: true,
-      });
-      consumer.on(consumer.events.GROUP_JOIN, (event) => this.#onAssignment(event.payload.memberAssignment[topic] ?? []));
-      this.#consumer = consumer;
-      try {
-        await consumer.connect();
-        await consumer.subscribe({ topic, fromBeginning: c.fromBeginning });
-        await consumer.run({ autoCommit: false, eachBatchAutoResolve: false, partitionsConsumedConcurrently: 4, eachBatch: (payload) => this.#eachBatch(payload) });
-        this.#running = !this.#stopped;
-        this.#timer = setInterval(() => void this.commit(), section.assemblerCommitIntervalMs);
-        this.#timer.unref();
-        return;
-      } catch (err) {
-        if (this.#consumer === consumer) this.#consumer = undefined;
-        await consumer.disconnect().catch(() => undefined);
-        this.#logger.warn({ attempt, err: errorMessage(err) }, 'span consumer could not start; retrying');
-        await new Promise((r) => setTimeout(r, Math.min(5_000, 250 * 2 ** Math.min(attempt, 5))));
-      }
-    }
+    await this.#member.start();
+    if (this.#stopped || this.#timer) return;
+    this.#timer = setInterval(() => void this.commit(), this.#o.section.assemblerCommitIntervalMs);
+    this.#timer.unref();
   }
 
-  /** Partitions lost in a rebalance are re-read by their new owner from the committed offset. */
-  #onAssignment(partitions: number[]): void {
+  /**
+   * Every join re-reads the assigned partitions from their committed offsets; partitions lost are
+   * another member's now. A crash keeps what was read, to skip it again after the rejoin.
+   */
+  #onAssignment(partitions: number[], crashed: boolean): void {
+    this.#rewind();
     this.#o.instruments.kafkaAssigned.set(partitions.length);
+    if (crashed) return;
     const owned = new Set(partitions);
     for (const p of this.#partitions.keys()) if (!owned.has(p)) this.#partitions.delete(p);
+  }
+
+  /**
+   * Lets go every trace still buffered (it is re-read from the committed offset, which never passes
+   * its first record) and remembers how far each partition was read, so that re-read records of
+   * traces already assembled here are skipped rather than counted late. Idempotent.
+   */
+  #rewind(): void {
+    const { sink, instruments } = this.#o;
+    const letGo: string[] = [];
+    for (const state of this.#partitions.values()) {
+      for (const traceId of state.pending.keys()) {
+        if (!sink.isBuffered(traceId)) continue;
+        letGo.push(traceId);
+        (state.released ??= new Set()).add(traceId);
+      }
+      state.pending.clear();
+      if (state.next !== undefined && (state.rereadUntil === undefined || state.next > state.rereadUntil)) state.rereadUntil = state.next;
+      state.next = undefined;
+    }
+    if (letGo.length === 0) return;
+    const items = sink.release(letGo);
+    instruments.spansRebalanced.inc(items);
+    this.#logger.info({ traces: letGo.length, spans: items }, 'group rebalancing: buffered traces let go, re-read from the committed offsets');
   }
 
   #state(partition: number): PartitionState {
@@ -126,7 +149,10 @@ export class KafkaSpanConsumer {
       if (this.#stopped) break;
       const offset = BigInt(message.offset);
       const record = message.value === null ? 'empty message' : parseTraceBatch(message.value);
-      if (typeof record === 'string') {
+      if (state.rereadUntil !== undefined && offset >= state.rereadUntil) state.rereadUntil = state.released = undefined;
+      if (state.rereadUntil !== undefined && (typeof record === 'string' || !state.released?.has(record.traceId))) {
+        // Read before the rebalance and handled then (assembled, or sent to the DLQ).
+      } else if (typeof record === 'string') {
         // Bounded while the DLQ cannot be written: past the bound a bad record is counted, not kept.
         const full = this.#dlq.length >= MAX_PENDING_DLQ;
         if (!full) this.#dlq.push(dlqMessage({ message, topic, partition, error: record, stage: 'assembler', reason: 'invalid_span_record', attempts: 1, maxBytes: section.producer.maxMessageBytes }));
@@ -175,7 +201,7 @@ export class KafkaSpanConsumer {
       const entries = this.#dlq;
       this.#dlq = [];
       if (entries.length > 0) await dlq.sendNow(section.topics.dlq, entries);
-      const consumer = this.#consumer;
+      const consumer = this.#member.consumer;
       if (!consumer || offsets.length === 0) return;
       await consumer.commitOffsets(offsets.map(({ partition, offset }) => ({ topic: section.topics.spans, partition, offset: offset.toString() })));
       for (const { partition, offset } of offsets) {
@@ -192,13 +218,12 @@ export class KafkaSpanConsumer {
   shutdown(assembleAll: () => Promise<void>): Promise<void> {
     this.#shutdown ??= (async () => {
       this.#stopped = true;
-      this.#running = false;
+      this.#member.halt();
       clearInterval(this.#timer);
-      const consumer = this.#consumer;
-      consumer?.pause([{ topic: this.#o.section.topics.spans }]);
+      this.#member.consumer?.pause([{ topic: this.#o.section.topics.spans }]);
       await assembleAll();
       await this.commit();
-      await consumer?.disconnect().catch(() => undefined);
+      await this.#member.shutdown();
     })();
     return this.#shutdown;
   }

@@ -11,6 +11,8 @@ export interface AssemblySink {
   addLogs(logs: readonly CapturedLog[], source: SpanSource): void;
   /** True while spans of `traceId` wait to be assembled. */
   isBuffered(traceId: string): boolean;
+  /** Lets buffered traces go unassembled (they are read again); returns the spans and logs let go. */
+  release(traceIds: Iterable<string>): number;
 }
 
 /** Where a collector's decoded spans go: local capture, or the spans topic (split assembly). */

@@ -298,6 +298,34 @@ export class TraceAssembler {
     for (const [key, pending] of [...this.#groups]) this.#emit(key, pending, nowMs);
   }
 
+  /**
+   * Lets the groups of `traceIds` go unassembled, because their records will be read again (a
+   * consumer-group rebalance re-reads from the committed offset). Context carried over from an
+   * earlier assembly goes back to the recent traces, so a re-read late span finds it again.
+   * Returns how many spans and logs were let go (context not included).
+   */
+  release(traceIds: Iterable<string>, nowMs: number = Date.now()): number {
+    let released = 0;
+    for (const traceId of traceIds) {
+      const key = this.#keyOf(traceId);
+      const pending = this.#groups.get(key);
+      if (!pending) continue;
+      this.#groups.delete(key);
+      const items = pending.spans.length + pending.logs.length;
+      this.#bufferedItems -= items;
+      released += items - pending.seeded;
+      for (const t of pending.traceIds) if (this.#alias.get(t) === key) this.#alias.delete(t);
+      const context = pending.context;
+      if (!context) continue;
+      const recent = { spans: pending.spans.filter((sp) => context.has(sp.spanId)), logs: pending.logs.filter((l) => l.spanId !== undefined && context.has(l.spanId)), expiresMs: nowMs + this.#options.traceMaxAgeMs };
+      for (const t of pending.traceIds) {
+        this.#setRecent(t, recent);
+        this.#recentItems += recent.spans.length + recent.logs.length;
+      }
+    }
+    return released;
+  }
+
   /** Forgets assembled traces kept for late spans (shutdown). */
   clearRecent(): void {
     this.#recent.clear();

@@ -103,6 +103,13 @@ export class Capture {
     return this.#assembler.isBuffered(traceId);
   }
 
+  /** Lets buffered traces go unassembled (their records are read again after a rebalance); returns the spans and logs let go. */
+  release(traceIds: Iterable<string>): number {
+    const released = this.#assembler.release(traceIds);
+    this.#instruments.queueSize.set({ stage: 'capture_traces' }, this.#assembler.size);
+    return released;
+  }
+
   /** Assembles every buffered trace now. */
   forceFlush(): Promise<void> {
     this.#assembleWith(() => this.#assembler.flushAll());

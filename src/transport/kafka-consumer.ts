@@ -7,10 +7,11 @@
  * `error`/`stage` headers; judge back-pressure pauses the partition for `retryAfterMs`.
  * @module
  */
-import type { Consumer, EachBatchPayload, Kafka, KafkaMessage, Message } from 'kafkajs';
+import type { EachBatchPayload, Kafka, KafkaMessage, Message } from 'kafkajs';
 import { DedupeWindow } from './dedupe.ts';
 import type { BufferedKafkaProducer } from './kafka-buffered-producer.ts';
-import { useWholeBatchGunzip, type KafkaSection } from './kafka-client.ts';
+import type { KafkaSection } from './kafka-client.ts';
+import { KafkaGroupMember } from './kafka-group.ts';
 import { decodeTriplet, dlqMessage, type PoisonStage } from './kafka-poison.ts';
 import type { HandleResult, TripletConsumer, TripletHandler } from './types.ts';
 import { errorMessage } from '../errors.ts';
@@ -56,8 +57,7 @@ export class KafkaTripletConsumer implements TripletConsumer {
   readonly #pauseTimers = new Set<NodeJS.Timeout>();
   /** Triplet ids being judged right now (a duplicate in the same chunk must not be judged twice). */
   readonly #inProgress = new Set<string>();
-  #consumer: Consumer | undefined;
-  #running = false;
+  #member: KafkaGroupMember | undefined;
   #stopped = false;
   #activeBatches = 0;
   #idleWaiters: Array<() => void> = [];
@@ -76,62 +76,26 @@ export class KafkaTripletConsumer implements TripletConsumer {
   }
 
   get running(): boolean {
-    return this.#running;
+    return this.#member?.running ?? false;
   }
 
-  /** Joins the group and starts consuming; retries the initial connection until it works or `shutdown()`. */
+  /** Joins the group and starts consuming; retries the initial connection until it works or `shutdown()`, rejoins after crashes. */
   async start(handler: TripletHandler): Promise<void> {
-    useWholeBatchGunzip();
     const c = this.#section.consumer;
-    for (let attempt = 1; !this.#stopped; attempt++) {
-      const consumer = this.#kafka.consumer({
-        groupId: this.#section.groupId,
-        sessionTimeout: c.sessionTimeoutMs,
-        heartbeatInterval: c.heartbeatIntervalMs,
-        maxBytesPerPartition: c.maxBytesPerPartition,
-        maxWaitTimeInMs: c.fetchMaxWaitMs,
-        maxBytes: Math.max(c.maxBytesPerPartition * 4, 16 * 1024 * 1024),
-        allowAutoTopicCreation: true,
-      });
-      consumer.on(consumer.events.GROUP_JOIN, (event) => this.#onAssignment(event.payload.memberAssignment[this.#section.topics.triplets] ?? []));
-      // kafkajs restarts itself after retriable errors only; after any other crash (seen with the
-      // mock cluster: a protocol error answering SyncGroup when two members join at once) this
-      // scorer would silently own no partitions. Rejoin with a fresh consumer instead.
-      consumer.on(consumer.events.CRASH, (event) => {
-        if (event.payload.restart || this.#stopped || this.#consumer !== consumer) return;
-        this.#logger.warn({ err: errorMessage(event.payload.error) }, 'kafka consumer crashed; rejoining the group');
-        this.#consumer = undefined;
-        this.#running = false;
-        this.#onAssignment([]);
-        void consumer
-          .disconnect()
-          .catch(() => undefined)
-          .then(() => new Promise((r) => setTimeout(r, 500)))
-          .then(() => (this.#stopped ? undefined : this.start(handler)));
-      });
-      // Set before run(): the group join can crash before run() resolves.
-      this.#consumer = consumer;
-      try {
-        await consumer.connect();
-        await consumer.subscribe({ topic: this.#section.topics.triplets, fromBeginning: c.fromBeginning });
-        await consumer.run({
-          autoCommit: false,
-          eachBatchAutoResolve: false,
-          partitionsConsumedConcurrently: this.#concurrency,
-          eachBatch: (payload) => this.#eachBatch(payload, handler),
-        });
-        // A crash during the join has already scheduled a fresh consumer.
-        if (this.#consumer !== consumer) return;
-        this.#running = !this.#stopped;
-        if (this.#stopped) await consumer.disconnect().catch(() => undefined);
-        return;
-      } catch (err) {
-        if (this.#consumer === consumer) this.#consumer = undefined;
-        await consumer.disconnect().catch(() => undefined);
-        this.#logger.warn({ attempt, err: errorMessage(err) }, 'kafka consumer could not start; retrying');
-        await new Promise((r) => setTimeout(r, Math.min(5_000, 250 * 2 ** Math.min(attempt, 5))));
-      }
-    }
+    this.#member ??= new KafkaGroupMember({
+      kafka: this.#kafka,
+      groupId: this.#section.groupId,
+      topic: this.#section.topics.triplets,
+      consumer: c,
+      maxBytes: Math.max(c.maxBytesPerPartition * 4, 16 * 1024 * 1024),
+      partitionsConsumedConcurrently: this.#concurrency,
+      eachBatch: (payload) => this.#eachBatch(payload, handler),
+      onAssignment: (partitions) => this.#onAssignment(partitions),
+      name: 'kafka consumer',
+      logger: this.#logger,
+    });
+    if (this.#stopped) return;
+    await this.#member.start();
   }
 
   /** Resolves when no batch is being processed. */
@@ -144,11 +108,10 @@ export class KafkaTripletConsumer implements TripletConsumer {
   shutdown(): Promise<void> {
     this.#shutdown ??= (async () => {
       this.#stopped = true;
-      this.#running = false;
       for (const t of this.#pauseTimers) clearTimeout(t);
       this.#pauseTimers.clear();
       this.#instruments.kafkaPaused.set(0);
-      await this.#consumer?.disconnect().catch(() => undefined);
+      await this.#member?.shutdown();
     })();
     return this.#shutdown;
   }
@@ -184,7 +147,7 @@ export class KafkaTripletConsumer implements TripletConsumer {
       if (lastDone === undefined) return;
       const next = (BigInt(lastDone) + 1n).toString();
       resolveOffset(lastDone);
-      await this.#consumer?.commitOffsets([{ topic, partition, offset: next }]);
+      await this.#member?.consumer?.commitOffsets([{ topic, partition, offset: next }]);
       this.#instruments.kafkaConsumerLag.set({ topic, partition: String(partition) }, Math.max(0, Number(BigInt(batch.highWatermark) - BigInt(next))));
       lastDone = undefined;
       sinceCommit = 0;
@@ -243,7 +206,7 @@ export class KafkaTripletConsumer implements TripletConsumer {
   }
 
   #pause(topic: string, partition: number, retryAfterMs: number): void {
-    const consumer = this.#consumer;
+    const consumer = this.#member?.consumer;
     if (!consumer) return;
     consumer.pause([{ topic, partitions: [partition] }]);
     this.#instruments.kafkaPaused.inc();

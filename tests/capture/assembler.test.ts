@@ -85,6 +85,32 @@ describe('TraceAssembler', () => {
     expect(groups[0]!.spans).toHaveLength(3);
   });
 
+  it('release lets a buffered group go unassembled (joined traces too), frees its budget, and gives a late span its context back', () => {
+    const { a, groups } = setup({ joinAttributes: ['rag.request_id'], maxBufferedSpans: 3 });
+    a.add(span(T1, { 'rag.request_id': 'r-1' }), 0);
+    a.add(span(T2, { 'rag.request_id': 'r-1' }), 1);
+    a.addLog({ traceId: T2, spanId: '1', timeMs: 0, body: 'x', attributes: {} }, 1);
+    expect(a.add(span(T3), 2)).toBe(false); // budget of 3 used up
+    expect(a.release([T2, T2])).toBe(3);
+    expect(a.isBuffered(T1)).toBe(false);
+    expect(a.release([T1])).toBe(0);
+    expect(a.add(span(T3), 3)).toBe(true);
+    a.flushAll(10);
+    expect(groups.map((g) => g.spans.length)).toEqual([1]);
+
+    // A late span of an assembled trace is let go: its earlier spans stay context for the re-read.
+    const parent = span(T1);
+    a.add(parent, 20);
+    a.sweep(200);
+    const late = span(T1, {}, { parentSpanId: parent.spanId });
+    a.add(late, 300);
+    expect(a.release([T1])).toBe(1);
+    a.add(late, 310);
+    a.sweep(500);
+    expect(groups.at(-1)!.spans).toEqual([parent, late]);
+    expect([...groups.at(-1)!.contextOnly]).toEqual([parent.spanId]);
+  });
+
   it('counts drops: max_traces, max_spans_per_trace, log_without_trace', () => {
     const { a, drops } = setup({ maxTraces: 1, maxSpansPerTrace: 2 });
     expect(a.add(span(T1), 0)).toBe(true);

@@ -5,7 +5,9 @@
  * both orders — and some traces come from two services (retriever and generator exporting
  * separately). Every trace must become exactly one complete triplet, scored once. Then the
  * assembler is SIGKILLed mid-stream and restarted: nothing lost, nothing duplicated on the scores topic.
- * Poison records on the spans topic go to the DLQ without stalling their partition.
+ * Poison records on the spans topic go to the DLQ without stalling their partition. And a second
+ * assembler joins while every trace is half-buffered in the first: each trace is still assembled
+ * once, complete (no re-read spans twice in one trace, no incomplete leftovers at the old owner).
  */
 import { randomUUID } from 'node:crypto';
 import { Kafka, logLevel } from 'kafkajs';
@@ -144,4 +146,45 @@ describe.skipIf(!enabled)('split assembly: two collectors → spans topic → as
     const tripletsAfter = (await readTopicOnce(mock.brokers, topics.triplets)).map((v) => JSON.parse(v) as SampledTriplet);
     console.info(`kafka-assembly: ${tripletsAfter.length} triplet messages for ${all.length} traces after the assembler kill (${tripletsAfter.length - all.length} re-assembled duplicates, deduplicated by the scorer)`);
   }, 240_000);
+
+  it('a rebalance with traces half-buffered: each is assembled once, complete, by whichever assembler owns its partition', async () => {
+    const prefix = `reb-${randomUUID().slice(0, 8)}`;
+    const config = roleConfig(mock.brokers, prefix, { assembly: 'spans_topic' });
+    // First halves wait through the rebalance for their second halves: idle time longer than the rebalance.
+    config.capture = { traceIdleMs: 8_000 };
+    const topics = (config.transport as { kafka: { topics: { scores: string; triplets: string } } }).kafka.topics;
+    const [collectorA, collectorB, scorer, first] = await Promise.all([startRole('collector', config), startRole('collector', config), startRole('scorer', config), startRole('assembler', config)]);
+    procs.push(collectorA!, collectorB!, scorer!, first!);
+    const scores = await readTopic(mock.brokers, topics.scores);
+    readers.push(scores);
+    await waitFor(async () => (await fetch(`${scorer!.apiUrl}/readyz`)).status === 200 && (await fetch(`${first!.apiUrl}/readyz`)).status === 200, 40_000, 200);
+    await waitFor(async () => (await scrape(first!.apiUrl, 'ragwatch_kafka_partitions_assigned')) === 4, 20_000, 100);
+    const traces = Array.from({ length: 24 }, (_, i) => halves(i, 'r'));
+    // First halves only (retriever half for even traces, LLM half for odd ones), alternating collectors.
+    for (const [i, t] of traces.entries()) await post(i % 2 === 0 ? collectorA!.otlpUrl! : collectorB!.otlpUrl!, t.parts[i % 2]!);
+    const firstSpans = traces.reduce((n, _, i) => n + (i % 2 === 0 ? 2 : 1), 0);
+    await waitFor(async () => (await scrape(first!.apiUrl, 'ragwatch_spans_received_total', { source: 'kafka' })) >= firstSpans, 20_000, 100);
+    // A second assembler joins: the group rebalances while every trace is half-buffered in the first.
+    const second = await startRole('assembler', config);
+    procs.push(second);
+    await waitFor(async () => (await scrape(first!.apiUrl, 'ragwatch_kafka_partitions_assigned')) + (await scrape(second.apiUrl, 'ragwatch_kafka_partitions_assigned')) === 4 && (await scrape(second.apiUrl, 'ragwatch_kafka_partitions_assigned')) > 0, 30_000, 100);
+    for (const [i, t] of traces.entries()) await post(i % 2 === 0 ? collectorB!.otlpUrl! : collectorA!.otlpUrl!, t.parts[(i + 1) % 2]!);
+    const ids = traces.map((t) => t.traceId);
+    await waitFor(() => new Set(scores.messages.map((m) => (JSON.parse(String(m.value)) as ScoreRecord).traceId)).size >= ids.length, 60_000, 250);
+    const triplets = (await readTopicOnce(mock.brokers, topics.triplets)).map((v) => JSON.parse(v) as SampledTriplet);
+    for (const id of ids) {
+      const mine = triplets.filter((t) => t.traceId === id);
+      // Once: neither a re-read of the first halves in the same process nor the old owner's leftovers give a second one.
+      expect(mine, id).toHaveLength(1);
+      expect(mine[0]!.sources, id).toHaveLength(1);
+      expect(mine[0]!.response).toMatch(/ is a blue widget\.$/);
+    }
+    expect(scores.messages.map((m) => (JSON.parse(String(m.value)) as ScoreRecord).traceId).filter((id) => ids.includes(id))).toHaveLength(ids.length);
+    for (const asm of [first!, second]) {
+      expect(await scrape(asm.apiUrl, 'ragwatch_triplets_incomplete_total')).toBe(0);
+      expect(await scrape(asm.apiUrl, 'ragwatch_late_spans_total')).toBe(0);
+    }
+    // The first assembler let its half-buffered traces go at the rebalance, counted.
+    expect(await scrape(first!.apiUrl, 'ragwatch_spans_rebalanced_total')).toBeGreaterThanOrEqual(firstSpans);
+  }, 120_000);
 });

@@ -1,0 +1,121 @@
+/**
+ * One consumer-group membership that stays a member, shared by the scorer's triplet consumer and
+ * the assembler's span consumer: joins (retrying the first connection with backoff until it works
+ * or `shutdown()`), reports every assignment, and rejoins with a fresh kafkajs consumer after a
+ * crash kafkajs does not restart from itself — seen on the mock cluster as a protocol error
+ * answering SyncGroup when a second member joins. Without that a member would stay up and ready
+ * while owning no partitions.
+ * @module
+ */
+import type { Consumer, EachBatchPayload, Kafka } from 'kafkajs';
+import { useWholeBatchGunzip, type KafkaSection } from './kafka-client.ts';
+import { errorMessage } from '../errors.ts';
+import type { Logger } from '../log.ts';
+
+/** Options of {@link KafkaGroupMember}. */
+export interface KafkaGroupMemberOptions {
+  kafka: Kafka;
+  groupId: string;
+  topic: string;
+  consumer: KafkaSection['consumer'];
+  /** Fetch limit over all partitions, bytes; kafkajs's default when absent. */
+  maxBytes?: number;
+  partitionsConsumedConcurrently: number;
+  eachBatch: (payload: EachBatchPayload) => Promise<void>;
+  /** This member's partitions of `topic` after every join; `[]` with `crashed` after a crash (until the rejoin). */
+  onAssignment: (partitions: number[], crashed: boolean) => void;
+  /** kafkajs learned that the group is rebalancing and is about to rejoin. */
+  onRebalancing?: () => void;
+  /** Names the member in log lines, e.g. `span consumer`. */
+  name: string;
+  logger: Logger;
+}
+
+/** A consumer-group member that rejoins after crashes; `consumer` is the current kafkajs consumer. */
+export class KafkaGroupMember {
+  readonly #o: KafkaGroupMemberOptions;
+  #consumer: Consumer | undefined;
+  #running = false;
+  #stopped = false;
+  #shutdown: Promise<void> | undefined;
+
+  constructor(options: KafkaGroupMemberOptions) {
+    this.#o = options;
+  }
+
+  /** The current kafkajs consumer (commit, pause, resume through it); undefined between a crash and the rejoin. */
+  get consumer(): Consumer | undefined {
+    return this.#consumer;
+  }
+
+  /** True while joined and consuming. */
+  get running(): boolean {
+    return this.#running;
+  }
+
+  /** Joins the group and starts consuming; resolves once running (or stopped). */
+  async start(): Promise<void> {
+    useWholeBatchGunzip();
+    const { kafka, groupId, topic, logger, name } = this.#o;
+    const c = this.#o.consumer;
+    for (let attempt = 1; !this.#stopped; attempt++) {
+      const consumer = kafka.consumer({
+        groupId,
+        sessionTimeout: c.sessionTimeoutMs,
+        heartbeatInterval: c.heartbeatIntervalMs,
+        maxBytesPerPartition: c.maxBytesPerPartition,
+        maxWaitTimeInMs: c.fetchMaxWaitMs,
+        ...(this.#o.maxBytes === undefined ? {} : { maxBytes: this.#o.maxBytes }),
+        allowAutoTopicCreation: true,
+      });
+      consumer.on(consumer.events.GROUP_JOIN, (event) => {
+        if (this.#consumer === consumer) this.#o.onAssignment(event.payload.memberAssignment[topic] ?? [], false);
+      });
+      consumer.on(consumer.events.REBALANCING, () => {
+        if (this.#consumer === consumer) this.#o.onRebalancing?.();
+      });
+      consumer.on(consumer.events.CRASH, (event) => {
+        if (event.payload.restart || this.#stopped || this.#consumer !== consumer) return;
+        logger.warn({ err: errorMessage(event.payload.error), group: groupId }, `${name} crashed; rejoining the group`);
+        this.#consumer = undefined;
+        this.#running = false;
+        this.#o.onAssignment([], true);
+        void consumer
+          .disconnect()
+          .catch(() => undefined)
+          .then(() => new Promise((r) => setTimeout(r, 500)))
+          .then(() => (this.#stopped ? undefined : this.start()));
+      });
+      // Set before run(): the group join can crash before run() resolves.
+      this.#consumer = consumer;
+      try {
+        await consumer.connect();
+        await consumer.subscribe({ topic, fromBeginning: c.fromBeginning });
+        await consumer.run({ autoCommit: false, eachBatchAutoResolve: false, partitionsConsumedConcurrently: this.#o.partitionsConsumedConcurrently, eachBatch: this.#o.eachBatch });
+        // A crash during the join has already scheduled a fresh consumer.
+        if (this.#consumer !== consumer) return;
+        this.#running = !this.#stopped;
+        if (this.#stopped) await consumer.disconnect().catch(() => undefined);
+        return;
+      } catch (err) {
+        if (this.#consumer === consumer) this.#consumer = undefined;
+        await consumer.disconnect().catch(() => undefined);
+        logger.warn({ attempt, err: errorMessage(err), group: groupId }, `${name} could not start; retrying`);
+        await new Promise((r) => setTimeout(r, Math.min(5_000, 250 * 2 ** Math.min(attempt, 5))));
+      }
+    }
+  }
+
+  /** No rejoin from now on (a crash stays down); the consumer keeps its partitions until `shutdown()`. */
+  halt(): void {
+    this.#stopped = true;
+    this.#running = false;
+  }
+
+  /** Halts and leaves the group. Idempotent. */
+  shutdown(): Promise<void> {
+    this.halt();
+    this.#shutdown ??= (this.#consumer?.disconnect() ?? Promise.resolve()).catch(() => undefined);
+    return this.#shutdown;
+  }
+}
