@@ -142,15 +142,15 @@ export function pipelineDashboard(): DashboardBuilder {
     )
     .withPanel(
       rates(
-        'Split assembly: spans forwarded, received, dropped, late, rebalanced',
-        'Span records acknowledged on the spans topic by the collectors, received by the assemblers, dropped on the way (by stage and reason), spans that arrived after their trace was assembled, and spans let go at a group rebalance (received again from the committed offset). forwarded = received − rebalanced + backlog. Split mode only.',
+        'Split assembly: spans forwarded, received, dropped, late, handed over',
+        'Span records acknowledged on the spans topic by the collectors, received by the assemblers, dropped on the way (by stage and reason), spans that arrived after their trace was assembled, and spans handed over unassembled at a group rebalance or a graceful stop (received again from the committed offset). forwarded = received − handed over + backlog. Split mode only.',
         'ops',
         [
           ['sum(rate(ragwatch_spans_forwarded_total[$__rate_interval]))', 'forwarded (collectors)'],
           ['sum(rate(ragwatch_spans_received_total{source="kafka"}[$__rate_interval]))', 'received (assemblers)'],
           ['sum by (stage, reason) (rate(ragwatch_dropped_total{stage=~"span_transport|assembler"}[$__rate_interval])) or vector(0)', 'dropped {{stage}} {{reason}}'],
           ['sum(rate(ragwatch_late_spans_total[$__rate_interval]))', 'late spans'],
-          ['sum(rate(ragwatch_spans_rebalanced_total[$__rate_interval])) or vector(0)', 'let go at a rebalance'],
+          ['sum(rate(ragwatch_spans_handed_over_total[$__rate_interval])) or vector(0)', 'handed over (rebalance, stop)'],
         ],
       ),
     )

@@ -22,7 +22,7 @@ export interface RunningAssembler {
   pipeline: Pipeline;
   consumer: KafkaSpanConsumer;
   http: RunningServer;
-  /** Stops fetching, assembles and sends what is buffered, commits, leaves the group. Idempotent. */
+  /** Stops fetching, sends the triplets assembled, commits, hands buffered traces over, leaves the group. Idempotent. */
   shutdown(): Promise<void>;
 }
 
@@ -61,7 +61,8 @@ export async function startAssembler(config: RagwatchConfig, logger: Logger = si
     http,
     shutdown: () =>
       (stopping ??= (async () => {
-        await consumer.shutdown(() => pipeline.capture.forceFlush());
+        // Hands buffered traces over to the partitions' next owner: nothing is left for capture to flush.
+        await consumer.shutdown();
         await pipeline.shutdown();
         await shared?.shutdown();
         await dlq.shutdown(1_000);

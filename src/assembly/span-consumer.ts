@@ -6,9 +6,10 @@
  * and only after the triplet producer has acknowledged everything assembled before — so a restart
  * or rebalance re-reads every trace not yet turned into triplets (at-least-once; triplet ids are
  * deterministic and the scorer de-duplicates). kafkajs re-reads every assigned partition from its
- * committed offset after each rebalance, so at a rebalance the traces still buffered are let go
- * (counted) and assembled from the re-read, here or by the partition's new owner; re-read records
- * of traces this assembler already assembled are skipped. Bad records go to the DLQ.
+ * committed offset after each rebalance, so at a rebalance — and at a graceful stop — the traces
+ * still buffered are handed over (counted) and assembled from the re-read, here or by the
+ * partition's next owner; re-read records of traces this assembler already assembled are skipped.
+ * Bad records go to the DLQ.
  * @module
  */
 import type { EachBatchPayload, Kafka, Message } from 'kafkajs';
@@ -108,11 +109,12 @@ export class KafkaSpanConsumer {
   }
 
   /**
-   * Lets go every trace still buffered (it is re-read from the committed offset, which never passes
-   * its first record) and remembers how far each partition was read, so that re-read records of
-   * traces already assembled here are skipped rather than counted late. Idempotent.
+   * Hands over every trace still buffered — it is re-read from the committed offset, which never
+   * passes its first record, here or by the partition's next owner — and remembers how far each
+   * partition was read, so that re-read records of traces already assembled here are skipped
+   * rather than counted late. Idempotent.
    */
-  #rewind(): void {
+  #rewind(why = 'group rebalancing'): void {
     const { sink, instruments } = this.#o;
     const letGo: string[] = [];
     for (const state of this.#partitions.values()) {
@@ -127,8 +129,8 @@ export class KafkaSpanConsumer {
     }
     if (letGo.length === 0) return;
     const items = sink.release(letGo);
-    instruments.spansRebalanced.inc(items);
-    this.#logger.info({ traces: letGo.length, spans: items }, 'group rebalancing: buffered traces let go, re-read from the committed offsets');
+    instruments.spansHandedOver.inc(items);
+    this.#logger.info({ traces: letGo.length, spans: items }, `${why}: buffered traces handed over unassembled, to be re-read from the committed offsets`);
   }
 
   #state(partition: number): PartitionState {
@@ -214,15 +216,22 @@ export class KafkaSpanConsumer {
     }
   }
 
-  /** Stops fetching, assembles what is buffered, commits it, leaves the group. Idempotent. */
-  shutdown(assembleAll: () => Promise<void>): Promise<void> {
+  /**
+   * Stops fetching, commits what was assembled (a trace still buffered holds its partition's offset
+   * back), hands the buffered traces over unassembled and leaves the group: the partition's next
+   * owner re-reads them whole, where assembling them now would cut every trace whose other spans
+   * have not arrived yet (a rolling deploy would turn them into incomplete generations). Idempotent.
+   */
+  shutdown(): Promise<void> {
     this.#shutdown ??= (async () => {
       this.#stopped = true;
       this.#member.halt();
       clearInterval(this.#timer);
       this.#member.consumer?.pause([{ topic: this.#o.section.topics.spans }]);
-      await assembleAll();
+      // A commit already under way computed its offsets before the stop: one more after it.
+      await this.#committing;
       await this.commit();
+      this.#rewind('stopping');
       await this.#member.shutdown();
     })();
     return this.#shutdown;

@@ -21,6 +21,6 @@ partition's offset only past traces whose triplets Kafka acknowledged. Serves /m
   async run(argv) {
     const { config, logger } = kafkaRoleSetup(argv, 'the assembler consumes from Kafka');
     const app = await startAssembler(config, logger);
-    stopOnSignals({ logger, graceMs: config.server.shutdownGraceMs, what: 'assemble what is buffered, send its triplets, commit', shutdown: () => app.shutdown() });
+    stopOnSignals({ logger, graceMs: config.server.shutdownGraceMs, what: 'send the triplets assembled, commit, hand buffered traces over to the next owner', shutdown: () => app.shutdown() });
   },
 };

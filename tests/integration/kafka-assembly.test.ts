@@ -7,7 +7,8 @@
  * assembler is SIGKILLed mid-stream and restarted: nothing lost, nothing duplicated on the scores topic.
  * Poison records on the spans topic go to the DLQ without stalling their partition. And a second
  * assembler joins while every trace is half-buffered in the first: each trace is still assembled
- * once, complete (no re-read spans twice in one trace, no incomplete leftovers at the old owner).
+ * once, complete (no re-read spans twice in one trace, no incomplete leftovers at the old owner);
+ * then the first stops gracefully with traces half-buffered and hands them over whole.
  */
 import { randomUUID } from 'node:crypto';
 import { Kafka, logLevel } from 'kafkajs';
@@ -184,7 +185,29 @@ describe.skipIf(!enabled)('split assembly: two collectors → spans topic → as
       expect(await scrape(asm.apiUrl, 'ragwatch_triplets_incomplete_total')).toBe(0);
       expect(await scrape(asm.apiUrl, 'ragwatch_late_spans_total')).toBe(0);
     }
-    // The first assembler let its half-buffered traces go at the rebalance, counted.
-    expect(await scrape(first!.apiUrl, 'ragwatch_spans_rebalanced_total')).toBeGreaterThanOrEqual(firstSpans);
-  }, 120_000);
+    // The first assembler handed its half-buffered traces over at the rebalance, counted.
+    expect(await scrape(first!.apiUrl, 'ragwatch_spans_handed_over_total')).toBeGreaterThanOrEqual(firstSpans);
+
+    // A graceful stop (a rolling deploy) with traces half-buffered hands them over instead of cutting them.
+    const more = Array.from({ length: 12 }, (_, i) => halves(i, 's'));
+    const received = async () => (await scrape(first!.apiUrl, 'ragwatch_spans_received_total', { source: 'kafka' })) + (await scrape(second.apiUrl, 'ragwatch_spans_received_total', { source: 'kafka' }));
+    const firstBefore = await scrape(first!.apiUrl, 'ragwatch_spans_received_total', { source: 'kafka' });
+    const receivedBefore = await received();
+    for (const [i, t] of more.entries()) await post(i % 2 === 0 ? collectorA!.otlpUrl! : collectorB!.otlpUrl!, t.parts[i % 2]!);
+    await waitFor(async () => (await received()) >= receivedBefore + more.reduce((n, _, i) => n + (i % 2 === 0 ? 2 : 1), 0), 20_000, 100);
+    const firstHeld = (await scrape(first!.apiUrl, 'ragwatch_spans_received_total', { source: 'kafka' })) - firstBefore;
+    first!.child.kill('SIGTERM');
+    expect(await first!.exited).toBe(0);
+    if (firstHeld > 0) expect(first!.output()).toMatch(new RegExp(`"spans":${firstHeld},.*stopping: buffered traces handed over`));
+    await waitFor(async () => (await scrape(second.apiUrl, 'ragwatch_kafka_partitions_assigned')) === 4, 30_000, 100);
+    for (const [i, t] of more.entries()) await post(i % 2 === 0 ? collectorB!.otlpUrl! : collectorA!.otlpUrl!, t.parts[(i + 1) % 2]!);
+    const moreIds = more.map((t) => t.traceId);
+    await waitFor(() => new Set(scores.messages.map((m) => (JSON.parse(String(m.value)) as ScoreRecord).traceId).filter((id) => moreIds.includes(id))).size >= moreIds.length, 60_000, 250);
+    const tripletsAfter = (await readTopicOnce(mock.brokers, topics.triplets)).map((v) => JSON.parse(v) as SampledTriplet);
+    for (const id of moreIds) {
+      expect(tripletsAfter.filter((t) => t.traceId === id), id).toHaveLength(1);
+      expect(tripletsAfter.find((t) => t.traceId === id)!.sources, id).toHaveLength(1);
+    }
+    expect(await scrape(second.apiUrl, 'ragwatch_triplets_incomplete_total')).toBe(0);
+  }, 150_000);
 });
