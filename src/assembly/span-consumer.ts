@@ -105,7 +105,12 @@ export class KafkaSpanConsumer {
     this.#o.instruments.kafkaAssigned.set(partitions.length);
     if (crashed) return;
     const owned = new Set(partitions);
-    for (const p of this.#partitions.keys()) if (!owned.has(p)) this.#partitions.delete(p);
+    for (const p of this.#partitions.keys()) {
+      if (owned.has(p)) continue;
+      this.#partitions.delete(p);
+      // The new owner exports this partition's lag: a stale series here would count it twice.
+      this.#o.instruments.assemblerLag.remove({ partition: String(p) });
+    }
   }
 
   /**

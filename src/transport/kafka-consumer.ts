@@ -58,6 +58,8 @@ export class KafkaTripletConsumer implements TripletConsumer {
   /** Triplet ids being judged right now (a duplicate in the same chunk must not be judged twice). */
   readonly #inProgress = new Set<string>();
   #member: KafkaGroupMember | undefined;
+  /** Partitions with a lag series exported. */
+  #lagPartitions = new Set<number>();
   #stopped = false;
   #activeBatches = 0;
   #idleWaiters: Array<() => void> = [];
@@ -124,6 +126,9 @@ export class KafkaTripletConsumer implements TripletConsumer {
   #onAssignment(partitions: number[]): void {
     this.#instruments.kafkaAssigned.set(partitions.length);
     const owned = new Set(partitions);
+    // A lost partition's lag is its new owner's to export: a stale series here would count it twice.
+    for (const p of this.#lagPartitions) if (!owned.has(p)) this.#instruments.kafkaConsumerLag.remove({ topic: this.#section.topics.triplets, partition: String(p) });
+    this.#lagPartitions = new Set([...this.#lagPartitions].filter((p) => owned.has(p)));
     for (const key of [...this.#attempts.keys()]) {
       if (owned.has(Number(key.split(':')[0]))) continue;
       this.#attempts.delete(key);
@@ -149,6 +154,7 @@ export class KafkaTripletConsumer implements TripletConsumer {
       resolveOffset(lastDone);
       await this.#member?.consumer?.commitOffsets([{ topic, partition, offset: next }]);
       this.#instruments.kafkaConsumerLag.set({ topic, partition: String(partition) }, Math.max(0, Number(BigInt(batch.highWatermark) - BigInt(next))));
+      this.#lagPartitions.add(partition);
       lastDone = undefined;
       sinceCommit = 0;
     };

@@ -185,6 +185,10 @@ describe.skipIf(!enabled)('split assembly: two collectors → spans topic → as
       expect(await scrape(asm.apiUrl, 'ragwatch_triplets_incomplete_total')).toBe(0);
       expect(await scrape(asm.apiUrl, 'ragwatch_late_spans_total')).toBe(0);
     }
+    // Lag is exported by each partition's owner only (the first read all 4 partitions before the rebalance).
+    const lagSeries = async (url: string) => ((await (await fetch(`${url}/metrics`)).text()).match(/^ragwatch_assembler_lag_messages\{/gm) ?? []).length;
+    expect(await lagSeries(first!.apiUrl)).toBeLessThanOrEqual(await scrape(first!.apiUrl, 'ragwatch_kafka_partitions_assigned'));
+    expect((await lagSeries(first!.apiUrl)) + (await lagSeries(second.apiUrl))).toBeLessThanOrEqual(4);
     // The first assembler handed its half-buffered traces over at the rebalance, counted.
     expect(await scrape(first!.apiUrl, 'ragwatch_spans_handed_over_total')).toBeGreaterThanOrEqual(firstSpans);
 
