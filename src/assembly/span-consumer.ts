@@ -13,6 +13,7 @@
  * @module
  */
 import type { EachBatchPayload, Kafka, Message } from 'kafkajs';
+import { PartitionLedger } from './partition-ledger.ts';
 import { fromLogRecord, fromSpanRecord, parseTraceBatch } from './span-record.ts';
 import type { AssemblySink } from './types.ts';
 import type { CapturedLog, CapturedSpan } from '../capture/types.ts';
@@ -41,23 +42,11 @@ export interface KafkaSpanConsumerOptions {
 /** DLQ entries held between commits, at most. */
 const MAX_PENDING_DLQ = 1_000;
 
-interface PartitionState {
-  /** Trace id → offset of its first record not yet covered by a commit. */
-  pending: Map<string, bigint>;
-  /** Offset after the last record read. */
-  next: bigint | undefined;
-  committed: bigint | undefined;
-  /** After a rebalance: records before this offset were read before it, and are skipped unless their trace is in `released`. */
-  rereadUntil?: bigint;
-  /** Traces let go at the rebalance, to be assembled again from the re-read. */
-  released?: Set<string>;
-}
-
 /** Consumes span records into capture and commits what has been assembled. */
 export class KafkaSpanConsumer {
   readonly #o: KafkaSpanConsumerOptions;
   readonly #logger: Logger;
-  readonly #partitions = new Map<number, PartitionState>();
+  readonly #ledger: PartitionLedger;
   #dlq: Message[] = [];
   readonly #member: KafkaGroupMember;
   #timer: NodeJS.Timeout | undefined;
@@ -69,6 +58,7 @@ export class KafkaSpanConsumer {
     this.#o = options;
     this.#logger = options.logger ?? silentLogger;
     const { section } = options;
+    this.#ledger = new PartitionLedger({ maxTracesPerPartition: section.assemblerMaxTracesPerPartition, isBuffered: (traceId) => options.sink.isBuffered(traceId) });
     this.#member = new KafkaGroupMember({
       kafka: options.kafka,
       groupId: section.assemblerGroupId,
@@ -104,13 +94,8 @@ export class KafkaSpanConsumer {
     this.#rewind();
     this.#o.instruments.kafkaAssigned.set(partitions.length);
     if (crashed) return;
-    const owned = new Set(partitions);
-    for (const p of this.#partitions.keys()) {
-      if (owned.has(p)) continue;
-      this.#partitions.delete(p);
-      // The new owner exports this partition's lag: a stale series here would count it twice.
-      this.#o.instruments.assemblerLag.remove({ partition: String(p) });
-    }
+    // The new owner exports a lost partition's lag: a stale series here would count it twice.
+    for (const p of this.#ledger.retain(new Set(partitions))) this.#o.instruments.assemblerLag.remove({ partition: String(p) });
   }
 
   /**
@@ -120,60 +105,47 @@ export class KafkaSpanConsumer {
    * rather than counted late. Idempotent.
    */
   #rewind(why = 'group rebalancing'): void {
-    const { sink, instruments } = this.#o;
-    const letGo: string[] = [];
-    for (const state of this.#partitions.values()) {
-      for (const traceId of state.pending.keys()) {
-        if (!sink.isBuffered(traceId)) continue;
-        letGo.push(traceId);
-        (state.released ??= new Set()).add(traceId);
-      }
-      state.pending.clear();
-      if (state.next !== undefined && (state.rereadUntil === undefined || state.next > state.rereadUntil)) state.rereadUntil = state.next;
-      state.next = undefined;
-    }
-    if (letGo.length === 0) return;
-    const items = sink.release(letGo);
-    instruments.spansHandedOver.inc(items);
-    this.#logger.info({ traces: letGo.length, spans: items }, `${why}: buffered traces handed over unassembled, to be re-read from the committed offsets`);
-  }
-
-  #state(partition: number): PartitionState {
-    let s = this.#partitions.get(partition);
-    if (!s) this.#partitions.set(partition, (s = { pending: new Map(), next: undefined, committed: undefined }));
-    return s;
+    const handOver = this.#ledger.rewind();
+    if (handOver.length === 0) return;
+    const items = this.#o.sink.release(handOver);
+    this.#o.instruments.spansHandedOver.inc(items);
+    this.#logger.info({ traces: handOver.length, spans: items }, `${why}: buffered traces handed over unassembled, to be re-read from the committed offsets`);
   }
 
   async #eachBatch(payload: EachBatchPayload): Promise<void> {
     const { batch, resolveOffset, heartbeat } = payload;
     const { topic, partition } = batch;
     const { instruments, sink, section } = this.#o;
-    const state = this.#state(partition);
     // One capture call per fetched batch, not per message: capture's counters and gauges are updated per call.
     const spans: CapturedSpan[] = [];
     const logs: CapturedLog[] = [];
+    let full = 0;
     for (const message of batch.messages) {
       if (this.#stopped) break;
-      const offset = BigInt(message.offset);
       const record = message.value === null ? 'empty message' : parseTraceBatch(message.value);
-      if (state.rereadUntil !== undefined && offset >= state.rereadUntil) state.rereadUntil = state.released = undefined;
-      if (state.rereadUntil !== undefined && (typeof record === 'string' || !state.released?.has(record.traceId))) {
-        // Read before the rebalance and handled then (assembled, or sent to the DLQ).
-      } else if (typeof record === 'string') {
+      const admission = this.#ledger.admit(partition, BigInt(message.offset), typeof record === 'string' ? undefined : record.traceId);
+      resolveOffset(message.offset);
+      if (admission === 'skip') continue;
+      if (typeof record === 'string') {
         // Bounded while the DLQ cannot be written: past the bound a bad record is counted, not kept.
-        const full = this.#dlq.length >= MAX_PENDING_DLQ;
-        if (!full) this.#dlq.push(dlqMessage({ message, topic, partition, error: record, stage: 'assembler', reason: 'invalid_span_record', attempts: 1, maxBytes: section.producer.maxMessageBytes }));
-        instruments.dropped.inc({ stage: 'assembler', reason: full ? 'dlq_buffer_full' : 'invalid_span_record' });
+        const dlqFull = this.#dlq.length >= MAX_PENDING_DLQ;
+        if (!dlqFull) this.#dlq.push(dlqMessage({ message, topic, partition, error: record, stage: 'assembler', reason: 'invalid_span_record', attempts: 1, maxBytes: section.producer.maxMessageBytes }));
+        instruments.dropped.inc({ stage: 'assembler', reason: dlqFull ? 'dlq_buffer_full' : 'invalid_span_record' });
+      } else if (admission === 'full') {
+        full += record.spans.length + record.logs.length;
       } else {
         const { traceId } = record;
-        if (!state.pending.has(traceId)) state.pending.set(traceId, offset);
         for (const l of record.logs) logs.push(fromLogRecord(traceId, l));
         for (const s of record.spans) spans.push(fromSpanRecord(traceId, s));
       }
-      state.next = offset + 1n;
-      resolveOffset(message.offset);
     }
-    if (state.next !== undefined) instruments.assemblerLag.set({ partition: String(partition) }, Math.max(0, Number(BigInt(batch.highWatermark) - state.next)));
+    const next = this.#ledger.next(partition);
+    if (next !== undefined) instruments.assemblerLag.set({ partition: String(partition) }, Math.max(0, Number(BigInt(batch.highWatermark) - next)));
+    if (full > 0) {
+      // Received and dropped, so that received = assembled + dropped holds for the assembler too.
+      instruments.spansReceived.inc({ source: 'kafka' }, full);
+      instruments.dropped.inc({ stage: 'assembler', reason: 'partition_traces' }, full);
+    }
     // Logs first: a span assembled right away still finds its content events.
     if (logs.length > 0) sink.addLogs(logs, 'kafka');
     if (spans.length > 0) sink.addSpans(spans, 'kafka');
@@ -191,16 +163,8 @@ export class KafkaSpanConsumer {
   }
 
   async #commit(): Promise<void> {
-    const { sink, section, dlq, flushTriplets } = this.#o;
-    const offsets: Array<{ partition: number; offset: bigint }> = [];
-    for (const [partition, state] of this.#partitions) {
-      let safe = state.next;
-      for (const [traceId, first] of state.pending) {
-        if (!sink.isBuffered(traceId)) state.pending.delete(traceId);
-        else if (safe === undefined || first < safe) safe = first;
-      }
-      if (safe !== undefined && (state.committed === undefined || safe > state.committed)) offsets.push({ partition, offset: safe });
-    }
+    const { section, dlq, flushTriplets } = this.#o;
+    const offsets = this.#ledger.commitable();
     if (offsets.length === 0 && this.#dlq.length === 0) return;
     try {
       // Snapshot taken first: every trace it treats as assembled has its triplets sent before this flush.
@@ -211,10 +175,7 @@ export class KafkaSpanConsumer {
       const consumer = this.#member.consumer;
       if (!consumer || offsets.length === 0) return;
       await consumer.commitOffsets(offsets.map(({ partition, offset }) => ({ topic: section.topics.spans, partition, offset: offset.toString() })));
-      for (const { partition, offset } of offsets) {
-        const state = this.#partitions.get(partition);
-        if (state) state.committed = offset;
-      }
+      this.#ledger.committed(offsets);
     } catch (err) {
       // Not committed: the records are read again after a restart (at-least-once).
       this.#logger.warn({ err: errorMessage(err) }, 'span offsets not committed; will retry');

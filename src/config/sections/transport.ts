@@ -113,6 +113,12 @@ export const transportSection = z
         proberGroupId: z.string().default('ragwatch-prober'),
         /** How often the assembler commits the offsets of fully assembled traces, milliseconds. Default 2000. */
         assemblerCommitIntervalMs: z.number().int().positive().default(2_000),
+        /**
+         * Traces one spans-topic partition may hold buffered in an assembler at once; spans of further
+         * new traces from that partition are dropped (counted as `partition_traces`), so one hot
+         * partition cannot fill `capture.maxTraces` for the others. Default 2000.
+         */
+        assemblerMaxTracesPerPartition: z.number().int().positive().default(2_000),
         /** TCP connect timeout, milliseconds. Default 3000. */
         connectionTimeoutMs: z.number().int().positive().default(3_000),
         /** TLS settings; default off. */
