@@ -19,6 +19,8 @@ function total(metric: string): string {
 
 /** captured − sampled − not_sampled: must be 0 at every scrape (modulo scrape skew while busy). */
 export const CAPTURE_RESIDUAL = `${total('ragwatch_triplets_captured_total')} - ${total('ragwatch_triplets_sampled_total')} - ${total('ragwatch_triplets_not_sampled_total')}`;
+/** Split assembly: spans forwarded − received by assemblers + handed over at rebalances and stops: the spans-topic backlog, 0 once it is read. */
+export const SPANS_RESIDUAL = `${total('ragwatch_spans_forwarded_total')} - ${total('ragwatch_spans_received_total{source="kafka"}')} + ${total('ragwatch_spans_handed_over_total')}`;
 /** sampled − scored − failed − dropped after sampling − in flight: 0 in one process; Kafka adds the topic backlog. */
 export const SCORING_RESIDUAL = `${total('ragwatch_triplets_sampled_total')} - ${total('ragwatch_triplets_scored_total')} - ${total('ragwatch_triplets_failed_total')} - ${total(`ragwatch_dropped_total{${POST_SAMPLING_DROP}}`)} - ${total('ragwatch_triplets_in_flight')}`;
 
@@ -68,13 +70,14 @@ export function pipelineDashboard(): DashboardBuilder {
     .withPanel(
       new timeseries.PanelBuilder()
         .title('Accounting identity residuals (must be 0)')
-        .description('captured − sampled − not_sampled, and sampled − scored − failed − dropped after sampling − in flight. Non-zero for more than a scrape means something is lost silently (a bug). In Kafka mode the second also includes the topic backlog (see consumer lag).')
+        .description('captured − sampled − not_sampled, and sampled − scored − failed − dropped after sampling − in flight. Non-zero for more than a scrape means something is lost silently (a bug). In Kafka mode the second also includes the topic backlog (see consumer lag); in split assembly the third, spans forwarded by collectors − received by assemblers + handed over, is the spans-topic backlog and returns to 0 once the assembler lag does (an assembler killed mid-stream takes its counts with it: a negative step).')
         .height(8)
         .span(24)
         .unit('short')
         .thresholds(lowerIsBetter(1, 10))
         .withTarget(prom(CAPTURE_RESIDUAL, 'captured − sampled − not sampled'))
-        .withTarget(prom(SCORING_RESIDUAL, 'sampled − scored − failed − dropped − in flight')),
+        .withTarget(prom(SCORING_RESIDUAL, 'sampled − scored − failed − dropped − in flight'))
+        .withTarget(prom(SPANS_RESIDUAL, 'spans forwarded − received + handed over (split assembly)')),
     )
     .withRow(new RowBuilder('Judges'))
     .withPanel(
