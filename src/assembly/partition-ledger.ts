@@ -22,6 +22,8 @@ interface PartitionState {
   /** Offset after the last record read. */
   next: bigint | undefined;
   committed: bigint | undefined;
+  /** New traces refused since the partition was last pruned while full. */
+  refused: number;
   /** After a rebalance: records before this offset were read before it, and are skipped unless their trace is in `handedOver`. */
   rereadUntil?: bigint;
   /** Traces handed over at the rebalance, to be assembled again from the re-read. */
@@ -47,7 +49,7 @@ export class PartitionLedger {
 
   #state(partition: number): PartitionState {
     let s = this.#partitions.get(partition);
-    if (!s) this.#partitions.set(partition, (s = { pending: new Map(), next: undefined, committed: undefined }));
+    if (!s) this.#partitions.set(partition, (s = { pending: new Map(), next: undefined, committed: undefined, refused: 0 }));
     return s;
   }
 
@@ -61,9 +63,15 @@ export class PartitionLedger {
     if (state.rereadUntil !== undefined && offset >= state.rereadUntil) state.rereadUntil = state.handedOver = undefined;
     if (state.rereadUntil !== undefined && (traceId === undefined || !state.handedOver?.has(traceId))) return 'skip';
     if (traceId === undefined || state.pending.has(traceId)) return 'take';
-    if (state.pending.size >= this.#o.maxTracesPerPartition) {
-      this.#prune(state);
-      if (state.pending.size >= this.#o.maxTracesPerPartition) return 'full';
+    const max = this.#o.maxTracesPerPartition;
+    if (state.pending.size >= max) {
+      // A prune walks every pending trace: while the partition stays full, once per max/8 refusals, not per record.
+      if (state.refused % Math.ceil(max / 8) === 0) this.#prune(state);
+      if (state.pending.size >= max) {
+        state.refused++;
+        return 'full';
+      }
+      state.refused = 0;
     }
     state.pending.set(traceId, offset);
     return 'take';

@@ -264,13 +264,19 @@ export class TraceAssembler {
     this.#recentOrder.push([traceId, seq]);
   }
 
-  #emit(key: string, pending: Pending, nowMs: number): void {
+  /** Removes a group from the buffer with its aliases; returns the spans and logs it held. */
+  #take(key: string, pending: Pending): number {
     this.#groups.delete(key);
     const items = pending.spans.length + pending.logs.length;
     this.#bufferedItems -= items;
-    const recent = { spans: pending.spans, logs: pending.logs, expiresMs: nowMs + this.#options.traceMaxAgeMs };
-    for (const t of pending.traceIds) {
-      if (this.#alias.get(t) === key) this.#alias.delete(t);
+    for (const t of pending.traceIds) if (this.#alias.get(t) === key) this.#alias.delete(t);
+    return items;
+  }
+
+  /** Keeps `recent` as the context of each of `traceIds` for late spans, evicting beyond the trace bound. */
+  #keep(traceIds: ReadonlySet<string>, recent: Omit<Recent, 'seq'>): void {
+    const items = recent.spans.length + recent.logs.length;
+    for (const t of traceIds) {
       const old = this.#recent.get(t);
       if (old) {
         this.#recent.delete(t);
@@ -281,6 +287,11 @@ export class TraceAssembler {
     }
     // Oldest first (Map order): evict beyond the trace bound.
     while (this.#recent.size > this.#options.maxTraces) this.#evictOldestRecent();
+  }
+
+  #emit(key: string, pending: Pending, nowMs: number): void {
+    this.#take(key, pending);
+    this.#keep(pending.traceIds, { spans: pending.spans, logs: pending.logs, expiresMs: nowMs + this.#options.traceMaxAgeMs });
     this.#onTrace(pending.spans, pending.logs, pending.context ?? NO_CONTEXT);
   }
 
@@ -310,18 +321,9 @@ export class TraceAssembler {
       const key = this.#keyOf(traceId);
       const pending = this.#groups.get(key);
       if (!pending) continue;
-      this.#groups.delete(key);
-      const items = pending.spans.length + pending.logs.length;
-      this.#bufferedItems -= items;
-      released += items - pending.seeded;
-      for (const t of pending.traceIds) if (this.#alias.get(t) === key) this.#alias.delete(t);
+      released += this.#take(key, pending) - pending.seeded;
       const context = pending.context;
-      if (!context) continue;
-      const recent = { spans: pending.spans.filter((sp) => context.has(sp.spanId)), logs: pending.logs.filter((l) => l.spanId !== undefined && context.has(l.spanId)), expiresMs: nowMs + this.#options.traceMaxAgeMs };
-      for (const t of pending.traceIds) {
-        this.#setRecent(t, recent);
-        this.#recentItems += recent.spans.length + recent.logs.length;
-      }
+      if (context) this.#keep(pending.traceIds, { spans: pending.spans.filter((sp) => context.has(sp.spanId)), logs: pending.logs.filter((l) => l.spanId !== undefined && context.has(l.spanId)), expiresMs: nowMs + this.#options.traceMaxAgeMs });
     }
     return released;
   }

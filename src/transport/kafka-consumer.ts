@@ -59,7 +59,7 @@ export class KafkaTripletConsumer implements TripletConsumer {
   readonly #inProgress = new Set<string>();
   #member: KafkaGroupMember | undefined;
   /** Partitions with a lag series exported. */
-  #lagPartitions = new Set<number>();
+  readonly #lagPartitions = new Set<number>();
   #stopped = false;
   #activeBatches = 0;
   #idleWaiters: Array<() => void> = [];
@@ -127,8 +127,11 @@ export class KafkaTripletConsumer implements TripletConsumer {
     this.#instruments.kafkaAssigned.set(partitions.length);
     const owned = new Set(partitions);
     // A lost partition's lag is its new owner's to export: a stale series here would count it twice.
-    for (const p of this.#lagPartitions) if (!owned.has(p)) this.#instruments.kafkaConsumerLag.remove({ topic: this.#section.topics.triplets, partition: String(p) });
-    this.#lagPartitions = new Set([...this.#lagPartitions].filter((p) => owned.has(p)));
+    for (const p of this.#lagPartitions) {
+      if (owned.has(p)) continue;
+      this.#instruments.kafkaConsumerLag.remove({ topic: this.#section.topics.triplets, partition: String(p) });
+      this.#lagPartitions.delete(p);
+    }
     for (const key of [...this.#attempts.keys()]) {
       if (owned.has(Number(key.split(':')[0]))) continue;
       this.#attempts.delete(key);
