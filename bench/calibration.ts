@@ -7,11 +7,12 @@
  */
 import { readFileSync } from 'node:fs';
 import { fitCalibration } from '../src/calibration/fit.ts';
-import { saveCalibrationFile } from '../src/config/load-calibration.ts';
+import { saveCalibrationFile } from '../src/calibration/load-file.ts';
 import { loadConfig } from '../src/config/load.ts';
 import { EmbeddedJudge } from '../src/judges/embedded/embedded-judge.ts';
-import { createInstruments } from '../src/metrics/instruments.ts';
-import { QualityMonitor, instrumentsOptionsFromConfig } from '../src/metrics/quality.ts';
+import { createInstruments } from '../src/telemetry/instruments.ts';
+import { QualityMonitor } from '../src/metrics/quality.ts';
+import { instrumentsOptionsFromConfig } from '../src/telemetry/instruments.ts';
 import { scoreRecordOf } from '../src/scorer/score-record.ts';
 import type { SampledTriplet, ScoreRecord } from '../src/triplet.ts';
 import { QUICK, emit, median } from './lib.ts';

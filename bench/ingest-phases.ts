@@ -10,7 +10,7 @@ import { Capture } from '../src/capture/capture.ts';
 import { jsonDepthExceeds, MAX_JSON_DEPTH } from '../src/capture/otlp/json.ts';
 import { decodeTraceRequest } from '../src/capture/otlp/traces.ts';
 import { defaultConfig } from '../src/config/load.ts';
-import { createInstruments } from '../src/metrics/instruments.ts';
+import { createInstruments } from '../src/telemetry/instruments.ts';
 import { emit, median, QUICK } from './lib.ts';
 import { otlpBodyMaker } from './otlp-bodies.ts';
 

@@ -7,7 +7,7 @@
 import { Capture } from '../src/capture/capture.ts';
 import { decodeTraces } from '../src/capture/otlp/decode.ts';
 import { defaultConfig } from '../src/config/load.ts';
-import { createInstruments } from '../src/metrics/instruments.ts';
+import { createInstruments } from '../src/telemetry/instruments.ts';
 import { emit, median, profiled, QUICK } from './lib.ts';
 import { otlpBodyMaker, SPANS_PER_TRACE, TRACES_PER_BODY } from './otlp-bodies.ts';
 

@@ -17,8 +17,8 @@
 import { CompressionTypes, Kafka, logLevel, Partitioners, type Message } from 'kafkajs';
 import type { CapturedSpan } from '../src/capture/types.ts';
 import { loadConfig } from '../src/config/load.ts';
-import { createInstruments, type Instruments } from '../src/metrics/instruments.ts';
-import { Pipeline } from '../src/pipeline.ts';
+import { createInstruments, type Instruments } from '../src/telemetry/instruments.ts';
+import { Pipeline } from '../src/roles/pipeline.ts';
 import { KafkaTripletProducer } from '../src/transport/kafka-producer.ts';
 import type { SampledTriplet } from '../src/triplet.ts';
 import { SCHEMA_VERSION } from '../src/triplet.ts';

@@ -5,7 +5,7 @@
  * judge parallelism the pipeline turns into throughput (queueing, parsing, aggregation overheads).
  */
 import { LlmJudge } from '../src/judges/llm/llm-judge.ts';
-import { createInstruments } from '../src/metrics/instruments.ts';
+import { createInstruments } from '../src/telemetry/instruments.ts';
 import { Scorer } from '../src/scorer/scorer.ts';
 import { MemoryTransport } from '../src/transport/memory.ts';
 import type { SampledTriplet } from '../src/triplet.ts';

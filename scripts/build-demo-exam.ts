@@ -9,7 +9,7 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'csv-parse/sync';
-import { saveExam } from '../src/config/load-exam.ts';
+import { saveExam } from '../src/exams/load-exam.ts';
 import { bloomCategories, questionWord } from '../src/exams/classify.ts';
 import { itemId, shuffleOptions } from '../src/exams/generate.ts';
 import type { Exam, ExamItem } from '../src/exams/types.ts';

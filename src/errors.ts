@@ -61,3 +61,11 @@ export function errorMessage(err: unknown): string {
     return 'unprintable error';
   }
 }
+
+/** A bad probe or exam suite file; `keys` name the suite keys at fault (e.g. `templates.employee_department.sql`). */
+export class SuiteError extends ConfigError {
+  constructor(message: string, keys: string[]) {
+    super(message, keys, 'RAGWATCH_PROBE_SUITE_INVALID');
+    this.name = 'SuiteError';
+  }
+}

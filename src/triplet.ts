@@ -159,3 +159,11 @@ export const scoreRecordSchema = z.object({
   origin: z.literal('probe').optional(),
 });
 export type ScoreRecord = z.infer<typeof scoreRecordSchema>;
+
+/** Probe trace ids start with this marker ("ragwatch probe" folded into 8 bytes; see `probes/trace-id.ts`). */
+export const PROBE_TRACE_MARKER = '7261677770726f62';
+
+/** True for a trace id made by the prober (the marker, then 8 random bytes): a ground-truth probe, not production traffic. */
+export function isProbeTraceId(traceId: string): boolean {
+  return traceId.length === 32 && traceId.startsWith(PROBE_TRACE_MARKER);
+}

@@ -23,7 +23,7 @@ import { KafkaGroupMember } from '../transport/kafka-group.ts';
 import { dlqMessage } from '../transport/kafka-poison.ts';
 import { errorMessage } from '../errors.ts';
 import { silentLogger, type Logger } from '../log.ts';
-import type { Instruments } from '../metrics/instruments.ts';
+import type { Instruments } from '../telemetry/instruments.ts';
 
 /** Options of {@link KafkaSpanConsumer}. */
 export interface KafkaSpanConsumerOptions {

@@ -11,7 +11,7 @@ import type { TripletRedactor } from '../capture/redaction/types.ts';
 import type { KafkaSection } from '../transport/kafka-client.ts';
 import { KafkaTripletProducer } from '../transport/kafka-producer.ts';
 import type { Logger } from '../log.ts';
-import type { Instruments } from '../metrics/instruments.ts';
+import type { Instruments } from '../telemetry/instruments.ts';
 
 /** Options of {@link SpanForwarder}. */
 export interface SpanForwarderOptions {

@@ -11,8 +11,8 @@ import { createRedactor } from '../capture/redaction/redact-outcome.ts';
 import type { RagwatchConfig } from '../config/schema.ts';
 import { ConfigError } from '../errors.ts';
 import type { Judge } from '../judges/types.ts';
-import { createInstruments } from '../metrics/instruments.ts';
-import { createCompanionJudge, createJudge } from '../pipeline.ts';
+import { createInstruments } from '../telemetry/instruments.ts';
+import { createCompanionJudge, createJudge } from '../judges/create.ts';
 import { scoreRecordOf } from '../scorer/score-record.ts';
 import { scoreRecordSchema, tripletSchema, type SampledTriplet, type ScoreRecord, type Triplet } from '../triplet.ts';
 

@@ -45,7 +45,7 @@ export class Refitter {
   constructor(options: RefitterOptions) {
     this.#o = options;
     // A restart starts from the last saved fit; labels that arrived meanwhile trigger the next one.
-    const saved = options.store.calibrations();
+    const saved = options.store.calibrations<CalibrationModel>();
     if (saved.length > 0) options.monitor.setModels(merge(options.monitor.models(), saved));
   }
 

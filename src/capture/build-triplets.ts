@@ -9,7 +9,7 @@ import { lastOfRole, str } from './attributes.ts';
 import { latencyOf } from './latency.ts';
 import { MAX_DATE_MS } from './otlp/any-value.ts';
 import type { PromptSources } from './mappers/custom.ts';
-import { isProbeTraceId } from '../probes/trace-id.ts';
+import { isProbeTraceId } from '../triplet.ts';
 import { declaredNonGeneration, nonGenerationOperation, type NonGenerationOperation } from './operation.ts';
 import { textFromValue } from './mappers/openinference.ts';
 import type { CapturedLog, CapturedSpan, ConventionMapper, GenerationFields, GenerationOutcome, MissingField, OutcomeExplanation, RetrievalFields, SpanRole } from './types.ts';

@@ -12,8 +12,8 @@ import type { NonGenerationOperation } from './operation.ts';
 import type { TripletRedactor } from './redaction/types.ts';
 import type { CapturedLog, CapturedSpan, ConventionMapper, GenerationOutcome, SpanSource } from './types.ts';
 import type { RagwatchConfig } from '../config/schema.ts';
-import type { Instruments } from '../metrics/instruments.ts';
-import { LabelBound } from '../metrics/label-bound.ts';
+import type { Instruments } from '../telemetry/instruments.ts';
+import { LabelBound } from '../telemetry/label-bound.ts';
 import type { Convention, Triplet } from '../triplet.ts';
 
 /** Options of {@link Capture}. */

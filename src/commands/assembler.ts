@@ -2,7 +2,7 @@
  * `ragwatch assembler`: spans topic → trace assembly → sampling → triplets topic (split mode).
  * @module
  */
-import { startAssembler } from '../assembly/create.ts';
+import { startAssembler } from '../roles/assembler.ts';
 import { kafkaRoleSetup, stopOnSignals } from './lifecycle.ts';
 import type { Command } from './types.ts';
 

@@ -10,7 +10,7 @@ import { fitCalibration, type CalibrationReport } from '../calibration/fit.ts';
 import { parseLabelsFile, scoreLabelled } from '../calibration/label-file.ts';
 import { labelledPoints, type LabelledAnswer } from '../calibration/labels.ts';
 import type { CalibrationModel } from '../calibration/types.ts';
-import { saveCalibrationFile } from '../config/load-calibration.ts';
+import { saveCalibrationFile } from '../calibration/load-file.ts';
 import { loadConfig } from '../config/load.ts';
 import { ConfigError } from '../errors.ts';
 import type { Command } from './types.ts';

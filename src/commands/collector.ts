@@ -3,7 +3,7 @@
  * Judging happens in `ragwatch scorer` processes.
  * @module
  */
-import { startApp } from '../app.ts';
+import { startApp } from '../roles/start.ts';
 import { kafkaRoleSetup, stopOnSignals } from './lifecycle.ts';
 import type { Command } from './types.ts';
 

@@ -10,7 +10,7 @@
  */
 import { parseArgs } from 'node:util';
 import { readJsonLines } from '../calibration/label-file.ts';
-import { loadExam, loadExamSuite, saveExam } from '../config/load-exam.ts';
+import { loadExam, loadExamSuite, saveExam } from '../exams/load-exam.ts';
 import { loadConfig } from '../config/load.ts';
 import { ConfigError } from '../errors.ts';
 import { generateExam, readDocuments } from '../exams/generate.ts';
@@ -18,7 +18,7 @@ import { fitIrt, refineExam, type ExamResponse } from '../exams/irt.ts';
 import { examReport, type ExamReport } from '../exams/report.ts';
 import { takeExam } from '../exams/take.ts';
 import { llmClientOf } from '../probes/judge-match.ts';
-import { openExamStore } from '../store/create.ts';
+import { openExamStore } from '../exams/exam-store.ts';
 import type { Command } from './types.ts';
 
 const USAGE = `usage:

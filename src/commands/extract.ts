@@ -12,7 +12,7 @@ import { decodeLogs, decodeTraces, type OtlpMediaType } from '../capture/otlp/de
 import type { GenerationOutcome } from '../capture/types.ts';
 import { loadConfig } from '../config/load.ts';
 import { ConfigError } from '../errors.ts';
-import { createInstruments } from '../metrics/instruments.ts';
+import { createInstruments } from '../telemetry/instruments.ts';
 import type { Command } from './types.ts';
 
 function mediaTypeOf(file: string): OtlpMediaType {

@@ -8,7 +8,7 @@ import { parseLabelsFile, scoreLabelled } from '../calibration/label-file.ts';
 import { loadConfig } from '../config/load.ts';
 import { ConfigError } from '../errors.ts';
 import { silentLogger } from '../log.ts';
-import { createInstruments } from '../metrics/instruments.ts';
+import { createInstruments } from '../telemetry/instruments.ts';
 import { openReviewStore, reviewItemOf } from '../store/create.ts';
 import type { Command } from './types.ts';
 

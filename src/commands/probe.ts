@@ -4,7 +4,7 @@
  * @module
  */
 import { parseArgs } from 'node:util';
-import { loadProbeSuite } from '../config/load-suite.ts';
+import { loadProbeSuite } from '../probes/load-suite.ts';
 import { ConfigError } from '../errors.ts';
 import { generateProbes, openFacts } from '../probes/generate.ts';
 import { judgeAudit, type JudgeAuditRow } from '../probes/audit.ts';
@@ -14,8 +14,8 @@ import { createRedactor } from '../capture/redaction/redact-outcome.ts';
 import { loadConfig } from '../config/load.ts';
 import type { RagwatchConfig } from '../config/schema.ts';
 import { createJudgeMatch, needsJudgeMatch } from '../probes/judge-match.ts';
-import { createInstruments } from '../metrics/instruments.ts';
-import { createJudge } from '../pipeline.ts';
+import { createInstruments } from '../telemetry/instruments.ts';
+import { createJudge } from '../judges/create.ts';
 import type { Command } from './types.ts';
 
 export const probeCommand: Command = {

@@ -6,7 +6,7 @@
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../config/load.ts';
 import { createLogger, logDestination } from '../log.ts';
-import { startProberRole } from '../probes/role.ts';
+import { startProberRole } from '../roles/prober.ts';
 import { stopOnSignals } from './lifecycle.ts';
 import type { Command } from './types.ts';
 

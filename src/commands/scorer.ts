@@ -4,9 +4,10 @@
  * (up to the triplets topic's partition count).
  * @module
  */
-import { createInstruments } from '../metrics/instruments.ts';
-import { QualityMonitor, configSummary, instrumentsOptionsFromConfig } from '../metrics/quality.ts';
-import { Pipeline } from '../pipeline.ts';
+import { createInstruments } from '../telemetry/instruments.ts';
+import { QualityMonitor, configSummary } from '../metrics/quality.ts';
+import { instrumentsOptionsFromConfig } from '../telemetry/instruments.ts';
+import { Pipeline } from '../roles/pipeline.ts';
 import { openReviewStore } from '../store/create.ts';
 import { LabelBus } from '../store/label-bus.ts';
 import { TopicModelBus } from '../weakness/topic-bus.ts';

@@ -3,7 +3,7 @@
  * @module
  */
 import { parseArgs } from 'node:util';
-import { startApp } from '../app.ts';
+import { startApp } from '../roles/start.ts';
 import { loadConfig } from '../config/load.ts';
 import { createLogger, logDestination } from '../log.ts';
 import { accountingSnapshot } from '../metrics/accounting.ts';

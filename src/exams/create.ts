@@ -4,10 +4,10 @@
  * @module
  */
 import type { Registry } from 'prom-client';
-import { loadExam } from '../config/load-exam.ts';
+import { loadExam } from './load-exam.ts';
 import type { RagwatchConfig } from '../config/schema.ts';
 import type { Logger } from '../log.ts';
-import { openExamStore } from '../store/create.ts';
+import { openExamStore } from './exam-store.ts';
 import { ExamMonitor } from './monitor.ts';
 
 /** The monitor of `exams.files`, started; undefined without files. */

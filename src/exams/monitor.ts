@@ -9,7 +9,7 @@
 import { Gauge, type Registry } from 'prom-client';
 import { errorMessage } from '../errors.ts';
 import { silentLogger, type Logger } from '../log.ts';
-import type { ExamStore } from '../store/exam-store.ts';
+import type { ExamStore } from './exam-store.ts';
 import { runWorkerOnce, siblingScript } from '../threads.ts';
 import type { ExamReport } from './report.ts';
 import type { Exam } from './types.ts';

@@ -4,7 +4,7 @@
  * @module
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import type { ExamTaker } from '../store/exam-store.ts';
+import type { ExamTaker } from './exam-store.ts';
 import { examReport } from './report.ts';
 import type { Exam, ExamAnswer } from './types.ts';
 

@@ -6,7 +6,7 @@
  * standard error √(se₁² + se₂²).
  * @module
  */
-import type { ExamTaker } from '../store/exam-store.ts';
+import type { ExamTaker } from './exam-store.ts';
 import { examInformation, fitIrt, type ItemParameters } from './irt.ts';
 import type { Exam, ExamAnswer } from './types.ts';
 

@@ -10,7 +10,7 @@ import type { SampledTriplet, ScoreRecord } from '../triplet.ts';
 import { CalibrationMonitor } from '../calibration/monitor.ts';
 import { Refitter } from '../calibration/refit.ts';
 import type { Logger } from '../log.ts';
-import { loadCalibrationFile } from '../config/load-calibration.ts';
+import { loadCalibrationFile } from '../calibration/load-file.ts';
 import { reviewItemOf } from '../store/create.ts';
 import type { ReviewStore } from '../store/review-store.ts';
 import type { LiveTopics } from '../weakness/live-topics.ts';
@@ -18,20 +18,10 @@ import { WeaknessMonitor, type WeaknessView } from '../weakness/monitor.ts';
 import type { ExamMonitor } from '../exams/monitor.ts';
 import { AlertEvaluator, alertRulesFromConfig, type ActiveAlert, type MetricAlertRule } from './evaluator.ts';
 import { ExamplesBuffer } from './examples.ts';
-import type { InstrumentsOptions, Instruments } from './instruments.ts';
+import type { Instruments } from '../telemetry/instruments.ts';
 import { AlertNotifier } from './notifier.ts';
 import { examplesBaseUrl } from './rules.ts';
 import { ScoreWindows, windowGauge } from './score-windows.ts';
-
-/** `createInstruments` options implied by the configuration (score buckets at every threshold, service bound). */
-export function instrumentsOptionsFromConfig(config: RagwatchConfig): InstrumentsOptions {
-  return {
-    processMetrics: config.metrics.processMetrics,
-    scoreThresholds: Object.values(config.alerts.metrics).map((a) => a.threshold),
-    services: config.metrics.services,
-    maxServices: config.metrics.maxServices,
-  };
-}
 
 /** The Alertmanager / webhook notifier of `alerts`, its requests counted in `ragwatch_alert_notifications_total` on `registry`. */
 export function alertNotifier(config: RagwatchConfig, registry: Registry): AlertNotifier {

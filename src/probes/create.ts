@@ -7,7 +7,8 @@
 import { piiCheckOf } from '../judges/pii.ts';
 import type { Registry } from 'prom-client';
 import { createRedactor } from '../capture/redaction/redact-outcome.ts';
-import { loadProbeSuite, SuiteError } from '../config/load-suite.ts';
+import { SuiteError } from '../errors.ts';
+import { loadProbeSuite } from './load-suite.ts';
 import type { RagwatchConfig } from '../config/schema.ts';
 import type { Judge } from '../judges/types.ts';
 import type { Logger } from '../log.ts';

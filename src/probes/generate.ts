@@ -9,7 +9,7 @@
 import { hash } from 'node:crypto';
 import { loadSqlite } from '../store/sqlite.ts';
 import type { DatabaseSync, SQLInputValue } from 'node:sqlite';
-import { SuiteError } from '../config/load-suite.ts';
+import { SuiteError } from '../errors.ts';
 import type { ProbeSuite, ProbeTemplate } from './suite.ts';
 import type { FactSource, ProbeQuery } from './types.ts';
 

@@ -8,7 +8,7 @@
 import type { RagwatchConfig } from '../config/schema.ts';
 import { LlmClient } from '../judges/llm/client.ts';
 import { runStep, sameAnswerStep } from '../judges/llm/steps.ts';
-import { SuiteError } from '../config/load-suite.ts';
+import { SuiteError } from '../errors.ts';
 import type { ProbeSuite } from './suite.ts';
 import type { ProbeQuery } from './types.ts';
 

@@ -19,7 +19,8 @@ import type { ProbeInstruments } from './metrics.ts';
 import { attribute, runProbes, summarize, type Ask, type ProbeOutcome, type ProbeReport } from './runner.ts';
 import { scoreProbeAnswers } from './score-answers.ts';
 import { askTarget } from './target.ts';
-import { isProbeTraceId, probeTraceId } from './trace-id.ts';
+import { probeTraceId } from './trace-id.ts';
+import { isProbeTraceId } from '../triplet.ts';
 import type { ProbeSuite } from './suite.ts';
 import type { ProbeQuery } from './types.ts';
 

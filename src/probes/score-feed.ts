@@ -11,7 +11,7 @@ import { errorMessage } from '../errors.ts';
 import { useWholeBatchGunzip } from '../transport/kafka-client.ts';
 import { silentLogger, type Logger } from '../log.ts';
 import { scoreRecordSchema, type ScoreRecord } from '../triplet.ts';
-import { isProbeTraceId } from './trace-id.ts';
+import { isProbeTraceId } from '../triplet.ts';
 
 /** Largest score record read, bytes (larger ones are not ragwatch's). */
 const MAX_RECORD_BYTES = 1024 * 1024;

@@ -5,7 +5,7 @@
  */
 import type { PiiCheck, PiiFinding } from '../judges/pii.ts';
 import type { Judge, JudgeResult, JudgeScores } from '../judges/types.ts';
-import type { Instruments } from '../metrics/instruments.ts';
+import type { Instruments } from '../telemetry/instruments.ts';
 import type { ScoringBudget } from '../sampling/budget.ts';
 import type { HandleContext, HandleResult } from '../transport/types.ts';
 import { scoreRecordOf } from './score-record.ts';

@@ -2,7 +2,7 @@
  * Records ingest outcomes into the pipeline's instruments.
  * @module
  */
-import type { Instruments } from '../metrics/instruments.ts';
+import type { Instruments } from '../telemetry/instruments.ts';
 import type { IngestOutcome } from './ingest-app.ts';
 
 /**

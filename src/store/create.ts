@@ -4,40 +4,24 @@
  * no permission) is logged and left out: scoring goes on, the review page and labels API answer 503.
  * @module
  */
-import { mkdirSync } from 'node:fs';
-import { join, resolve } from 'node:path';
 import type { Registry } from 'prom-client';
 import type { RagwatchConfig } from '../config/schema.ts';
-import { ConfigError, errorMessage } from '../errors.ts';
+import { errorMessage } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import type { SampledTriplet, ScoreRecord } from '../triplet.ts';
-import { ExamStore } from './exam-store.ts';
 import { ReviewStore, type ReviewItem } from './review-store.ts';
-import { openDatabase } from './sqlite.ts';
+import { openStoreDatabase, storeFile } from './sqlite.ts';
 
 /** The store of `config.store`, or undefined (logged) when it cannot be opened. */
 export async function openReviewStore(config: RagwatchConfig, registry: Registry, logger: Logger): Promise<ReviewStore | undefined> {
-  const dir = resolve(config.store.dataDir);
-  const file = join(dir, 'ragwatch.sqlite');
+  const file = storeFile(config.store.dataDir);
   try {
-    mkdirSync(dir, { recursive: true });
-    const store = new ReviewStore({ db: await openDatabase(file), maxItems: config.store.maxReviewItems, maxLabels: config.store.maxLabels, registry });
+    const store = new ReviewStore({ db: await openStoreDatabase(config.store.dataDir), maxItems: config.store.maxReviewItems, maxLabels: config.store.maxLabels, registry });
     logger.info({ store: file }, 'review store open');
     return store;
   } catch (err) {
     logger.error({ store: file, err: errorMessage(err) }, 'review store unavailable (config key "store.dataDir", env RAGWATCH_DATA_DIR): no review page, no labels API');
     return undefined;
-  }
-}
-
-/** The exam answers of `config.store` (the same SQLite file, table exam_answers); throws naming the key when it cannot be opened. */
-export async function openExamStore(config: RagwatchConfig): Promise<ExamStore> {
-  const dir = resolve(config.store.dataDir);
-  try {
-    mkdirSync(dir, { recursive: true });
-    return new ExamStore(await openDatabase(join(dir, 'ragwatch.sqlite')), config.store.maxExamAnswers);
-  } catch (err) {
-    throw new ConfigError(`cannot open the store in ${dir} (config key "store.dataDir", env RAGWATCH_DATA_DIR): ${errorMessage(err)}`, ['store.dataDir']);
   }
 }
 

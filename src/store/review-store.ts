@@ -8,7 +8,12 @@
  */
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import { Counter, Gauge, type Registry } from 'prom-client';
-import type { CalibrationModel } from '../calibration/types.ts';
+
+/** A fitted calibration as the store keeps it: one row per metric and judge, the body as JSON. */
+export interface SavedCalibration {
+  metric: string;
+  judge: string;
+}
 
 /** One answer in the review queue. */
 export interface ReviewItem {
@@ -166,14 +171,14 @@ export class ReviewStore {
   }
 
   /** Keeps fitted calibrations (one per metric and judge), so a restart uses them without refitting. */
-  saveCalibrations(models: readonly CalibrationModel[]): void {
+  saveCalibrations(models: readonly SavedCalibration[]): void {
     if (this.#closed) return;
     for (const m of models) this.#st.saveCalibration.run(m.metric, m.judge, JSON.stringify(m));
   }
 
-  /** The calibrations saved by {@link saveCalibrations}. */
-  calibrations(): CalibrationModel[] {
-    return (this.#st.calibrations.all() as Array<{ body: string }>).map((r) => JSON.parse(r.body) as CalibrationModel);
+  /** The calibrations saved by {@link saveCalibrations}, in the shape the caller saved (the calibration room owns it). */
+  calibrations<T extends SavedCalibration = SavedCalibration>(): T[] {
+    return (this.#st.calibrations.all() as Array<{ body: string }>).map((r) => JSON.parse(r.body) as T);
   }
 
   /** Saves a named model (the topic model) as JSON. */

@@ -5,6 +5,8 @@
  * @module
  */
 import type * as NodeSqlite from 'node:sqlite';
+import { mkdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import type { DatabaseSync } from 'node:sqlite';
 
 let sqlite: typeof NodeSqlite | undefined;
@@ -33,4 +35,15 @@ export async function openDatabase(path: string): Promise<DatabaseSync> {
   if (path !== ':memory:') db.exec('PRAGMA journal_mode = WAL');
   db.exec('PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 2000');
   return db;
+}
+
+/** The embedded store's file: `dataDir`/ragwatch.sqlite (the review store and the exam answers share it). */
+export function storeFile(dataDir: string): string {
+  return join(resolve(dataDir), 'ragwatch.sqlite');
+}
+
+/** Opens the embedded store's file of `dataDir`, creating the directory. */
+export async function openStoreDatabase(dataDir: string): Promise<DatabaseSync> {
+  mkdirSync(resolve(dataDir), { recursive: true });
+  return openDatabase(storeFile(dataDir));
 }

@@ -16,7 +16,7 @@ import { decodeTriplet, dlqMessage, type PoisonStage } from './kafka-poison.ts';
 import type { HandleResult, TripletConsumer, TripletHandler } from './types.ts';
 import { errorMessage } from '../errors.ts';
 import { silentLogger, type Logger } from '../log.ts';
-import type { Instruments } from '../metrics/instruments.ts';
+import type { Instruments } from '../telemetry/instruments.ts';
 import { SCHEMA_VERSION } from '../triplet.ts';
 
 /** Options of {@link KafkaTripletConsumer}. */

@@ -14,7 +14,7 @@ import type { ProducerThreadCommand, ProducerThreadData, ProducerThreadReply, Pr
 import type { TripletProducer } from './types.ts';
 import { RagwatchError } from '../errors.ts';
 import { silentLogger, type Logger } from '../log.ts';
-import type { Instruments } from '../metrics/instruments.ts';
+import type { Instruments } from '../telemetry/instruments.ts';
 import { siblingScript, startWorker } from '../threads.ts';
 import { SCHEMA_VERSION, type SampledTriplet } from '../triplet.ts';
 

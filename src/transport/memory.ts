@@ -6,7 +6,7 @@
  * @module
  */
 import type { TripletConsumer, TripletHandler, TripletProducer } from './types.ts';
-import type { Instruments } from '../metrics/instruments.ts';
+import type { Instruments } from '../telemetry/instruments.ts';
 import type { SampledTriplet } from '../triplet.ts';
 
 /** Options of {@link MemoryTransport}. */

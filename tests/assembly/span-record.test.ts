@@ -14,7 +14,7 @@ import { decodeLogs, decodeTraces } from '../../src/capture/otlp/decode.ts';
 import { createRedactor } from '../../src/capture/redaction/redact-outcome.ts';
 import type { CapturedLog, CapturedSpan, GenerationOutcome } from '../../src/capture/types.ts';
 import { loadConfig } from '../../src/config/load.ts';
-import { createInstruments } from '../../src/metrics/instruments.ts';
+import { createInstruments } from '../../src/telemetry/instruments.ts';
 import { rng } from '../helpers/rng.ts';
 
 const dir = fileURLToPath(new URL('../fixtures/otlp/', import.meta.url));

@@ -10,10 +10,11 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { applyMap } from '../../src/calibration/fit.ts';
 import type { CalibrationModel } from '../../src/calibration/types.ts';
-import { saveCalibrationFile } from '../../src/config/load-calibration.ts';
+import { saveCalibrationFile } from '../../src/calibration/load-file.ts';
 import { loadConfig } from '../../src/config/load.ts';
-import { createInstruments } from '../../src/metrics/instruments.ts';
-import { QualityMonitor, instrumentsOptionsFromConfig } from '../../src/metrics/quality.ts';
+import { createInstruments } from '../../src/telemetry/instruments.ts';
+import { QualityMonitor } from '../../src/metrics/quality.ts';
+import { instrumentsOptionsFromConfig } from '../../src/telemetry/instruments.ts';
 import type { ScoreRecord } from '../../src/triplet.ts';
 import { metricValue } from '../helpers/process.ts';
 

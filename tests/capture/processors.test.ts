@@ -3,9 +3,9 @@
  * no I/O, never throw (even on spans whose getters throw), stay bounded and count what they drop.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { RagwatchLogRecordProcessor, type LogRecordLike } from '../../src/capture/log-processor.ts';
-import { RagwatchSpanProcessor, type ReadableSpanLike } from '../../src/capture/span-processor.ts';
-import { Pipeline } from '../../src/pipeline.ts';
+import { RagwatchLogRecordProcessor, type LogRecordLike } from '../../src/roles/log-processor.ts';
+import { RagwatchSpanProcessor, type ReadableSpanLike } from '../../src/roles/span-processor.ts';
+import { Pipeline } from '../../src/roles/pipeline.ts';
 import { stubJudge, testConfig } from './helpers/harness.ts';
 
 const pipelines: Pipeline[] = [];

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { applyMap } from '../../src/calibration/fit.ts';
-import { loadCalibrationFile } from '../../src/config/load-calibration.ts';
+import { loadCalibrationFile } from '../../src/calibration/load-file.ts';
 import { BIN, ROOT } from '../helpers/process.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'ragwatch-calibrate-'));

@@ -10,8 +10,9 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/load.ts';
 import { silentLogger } from '../../src/log.ts';
-import { createInstruments } from '../../src/metrics/instruments.ts';
-import { QualityMonitor, instrumentsOptionsFromConfig } from '../../src/metrics/quality.ts';
+import { createInstruments } from '../../src/telemetry/instruments.ts';
+import { QualityMonitor } from '../../src/metrics/quality.ts';
+import { instrumentsOptionsFromConfig } from '../../src/telemetry/instruments.ts';
 import { openReviewStore } from '../../src/store/create.ts';
 import { BIN, ROOT } from '../helpers/process.ts';
 

@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { saveCalibrationFile } from '../../src/config/load-calibration.ts';
+import { saveCalibrationFile } from '../../src/calibration/load-file.ts';
 import { DASHBOARD_DIRS, buildDashboards } from '../../scripts/build-dashboards.ts';
 import { DASHBOARDS, dashboardJson } from '../../dashboards/src/index.ts';
 import { CAPTURE_RESIDUAL, SCORING_RESIDUAL, SPANS_RESIDUAL } from '../../dashboards/src/pipeline.ts';

@@ -17,7 +17,7 @@ import { OTLP_DESCRIPTOR } from '../../src/capture/otlp/proto/schema.ts';
 import type { AttrValue, CapturedSpan, ConventionMapper } from '../../src/capture/types.ts';
 import { defaultConfig } from '../../src/config/load.ts';
 import { OtlpDecodeError } from '../../src/errors.ts';
-import { createInstruments } from '../../src/metrics/instruments.ts';
+import { createInstruments } from '../../src/telemetry/instruments.ts';
 import { CLOCK_TOWER, openInferenceTrace } from '../helpers/otlp.ts';
 import { reportFigure } from './figures.ts';
 

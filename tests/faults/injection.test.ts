@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeTraceRequest } from '../../src/capture/otlp/traces.ts';
 import { loadConfig } from '../../src/config/load.ts';
-import { Pipeline } from '../../src/pipeline.ts';
+import { Pipeline } from '../../src/roles/pipeline.ts';
 import type { ScoreRecord } from '../../src/triplet.ts';
 import { startFakeOpenAI, type FakeOpenAI, type FakeReply, type FakeRequest } from '../fakes/openai-server.ts';
 import { oracleResponder, parsePrompt } from '../judges/helpers/oracle.ts';

@@ -11,7 +11,7 @@ import { decodeTraceRequest } from '../../src/capture/otlp/traces.ts';
 import { loadConfig } from '../../src/config/load.ts';
 import { LlmJudge } from '../../src/judges/llm/llm-judge.ts';
 import { accountingSnapshot } from '../../src/metrics/accounting.ts';
-import { Pipeline } from '../../src/pipeline.ts';
+import { Pipeline } from '../../src/roles/pipeline.ts';
 import type { SampledTriplet, ScoreRecord } from '../../src/triplet.ts';
 import { startFakeOpenAI, type FakeOpenAI, type FakeReply, type FakeRequest } from '../fakes/openai-server.ts';
 import { oracleAnswer, oracleResponder, parsePrompt } from '../judges/helpers/oracle.ts';

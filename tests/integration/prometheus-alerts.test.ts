@@ -7,9 +7,9 @@
  */
 import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startApp, type RunningApp } from '../../src/app.ts';
+import { startApp, type RunningApp } from '../../src/roles/start.ts';
 import { loadConfig } from '../../src/config/load.ts';
-import { createInstruments } from '../../src/metrics/instruments.ts';
+import { createInstruments } from '../../src/telemetry/instruments.ts';
 import { generateRules } from '../../src/metrics/rules.ts';
 import { Scorer } from '../../src/scorer/scorer.ts';
 import { createApiApp } from '../../src/server/api-app.ts';

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/load.ts';
 import { EmbeddedJudge } from '../../src/judges/embedded/embedded-judge.ts';
 import { LlmJudge } from '../../src/judges/llm/llm-judge.ts';
-import { createJudge } from '../../src/pipeline.ts';
+import { createJudge } from '../../src/judges/create.ts';
 
 describe('judge kind resolution (DESIGN §8: embedded unless an LLM endpoint is configured)', () => {
   it('defaults to the embedded judge', () => {

@@ -5,9 +5,10 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/load.ts';
-import { createInstruments } from '../../src/metrics/instruments.ts';
+import { createInstruments } from '../../src/telemetry/instruments.ts';
 import { openMetrics } from '../../src/metrics/openmetrics.ts';
-import { QualityMonitor, instrumentsOptionsFromConfig } from '../../src/metrics/quality.ts';
+import { QualityMonitor } from '../../src/metrics/quality.ts';
+import { instrumentsOptionsFromConfig } from '../../src/telemetry/instruments.ts';
 import { Scorer } from '../../src/scorer/scorer.ts';
 import type { SampledTriplet } from '../../src/triplet.ts';
 import { LexicalJudge } from '../helpers/lexical-judge.ts';

@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { documents, startDemoRag } from '../../scripts/demo-rag/service.ts';
-import { loadProbeSuite } from '../../src/config/load-suite.ts';
+import { loadProbeSuite } from '../../src/probes/load-suite.ts';
 import { generateProbes, openFacts } from '../../src/probes/generate.ts';
 import { runProbes, summarize, type ProbeOutcome } from '../../src/probes/runner.ts';
 

@@ -7,7 +7,7 @@
  */
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadProbeSuite } from '../../src/config/load-suite.ts';
+import { loadProbeSuite } from '../../src/probes/load-suite.ts';
 import { generateProbes, openFacts, swapTerms } from '../../src/probes/generate.ts';
 import { runProbes, summarize, type ProbeOutcome } from '../../src/probes/runner.ts';
 import { DEFAULT_DEMOGRAPHICS } from '../../src/probes/suite.ts';

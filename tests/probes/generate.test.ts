@@ -9,7 +9,8 @@ import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { afterAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
-import { loadProbeSuite, SuiteError } from '../../src/config/load-suite.ts';
+import { SuiteError } from '../../src/errors.ts';
+import { loadProbeSuite } from '../../src/probes/load-suite.ts';
 import { generateProbes, openFacts, perturb } from '../../src/probes/generate.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'ragwatch-probes-'));

@@ -6,7 +6,7 @@
  * the judge without an endpoint is refused naming both keys.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SuiteError } from '../../src/config/load-suite.ts';
+import { SuiteError } from '../../src/errors.ts';
 import { loadConfig } from '../../src/config/load.ts';
 import { createJudgeMatch } from '../../src/probes/judge-match.ts';
 import { runProbes } from '../../src/probes/runner.ts';

@@ -6,10 +6,12 @@
 import { describe, expect, it } from 'vitest';
 import { decodeTraces } from '../../src/capture/otlp/decode.ts';
 import { loadConfig } from '../../src/config/load.ts';
-import { createInstruments } from '../../src/metrics/instruments.ts';
-import { instrumentsOptionsFromConfig, QualityMonitor } from '../../src/metrics/quality.ts';
-import { Pipeline } from '../../src/pipeline.ts';
-import { isProbeTraceId, probeTraceId } from '../../src/probes/trace-id.ts';
+import { createInstruments } from '../../src/telemetry/instruments.ts';
+import { QualityMonitor } from '../../src/metrics/quality.ts';
+import { instrumentsOptionsFromConfig } from '../../src/telemetry/instruments.ts';
+import { Pipeline } from '../../src/roles/pipeline.ts';
+import { probeTraceId } from '../../src/probes/trace-id.ts';
+import { isProbeTraceId } from '../../src/triplet.ts';
 import type { ScoreRecord } from '../../src/triplet.ts';
 import { LexicalJudge } from '../helpers/lexical-judge.ts';
 import { openInferenceTrace } from '../helpers/otlp.ts';

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
-import { loadProbeSuite } from '../../src/config/load-suite.ts';
+import { loadProbeSuite } from '../../src/probes/load-suite.ts';
 import { generateProbes, openFacts } from '../../src/probes/generate.ts';
 import { runProbes, summarize } from '../../src/probes/runner.ts';
 import { BIN, ROOT } from '../helpers/process.ts';

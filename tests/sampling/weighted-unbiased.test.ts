@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { Judge, JudgeResult } from '../../src/judges/types.ts';
-import { createInstruments } from '../../src/metrics/instruments.ts';
+import { createInstruments } from '../../src/telemetry/instruments.ts';
 import { StratifiedSampler } from '../../src/sampling/stratified.ts';
 import { Scorer } from '../../src/scorer/scorer.ts';
 import type { SampledTriplet } from '../../src/triplet.ts';

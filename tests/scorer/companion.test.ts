@@ -8,8 +8,8 @@ import { loadConfig } from '../../src/config/load.ts';
 import { RagwatchError } from '../../src/errors.ts';
 import { EmbeddedJudge } from '../../src/judges/embedded/embedded-judge.ts';
 import type { Judge, JudgeResult } from '../../src/judges/types.ts';
-import { createInstruments, type Instruments } from '../../src/metrics/instruments.ts';
-import { createCompanionJudge } from '../../src/pipeline.ts';
+import { createInstruments, type Instruments } from '../../src/telemetry/instruments.ts';
+import { createCompanionJudge } from '../../src/judges/create.ts';
 import { Scorer } from '../../src/scorer/scorer.ts';
 import type { SampledTriplet, ScoreRecord } from '../../src/triplet.ts';
 

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { RagwatchError } from '../../src/errors.ts';
 import type { Judge, JudgeResult } from '../../src/judges/types.ts';
-import { createInstruments, type Instruments } from '../../src/metrics/instruments.ts';
+import { createInstruments, type Instruments } from '../../src/telemetry/instruments.ts';
 import { ScoringBudget } from '../../src/sampling/budget.ts';
 import { Scorer } from '../../src/scorer/scorer.ts';
 import { MemoryTransport } from '../../src/transport/memory.ts';

@@ -4,8 +4,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/load.ts';
-import { createInstruments } from '../../src/metrics/instruments.ts';
-import { QualityMonitor, configSummary, instrumentsOptionsFromConfig } from '../../src/metrics/quality.ts';
+import { createInstruments } from '../../src/telemetry/instruments.ts';
+import { QualityMonitor, configSummary } from '../../src/metrics/quality.ts';
+import { instrumentsOptionsFromConfig } from '../../src/telemetry/instruments.ts';
 import { Scorer } from '../../src/scorer/scorer.ts';
 import { createApiApp } from '../../src/server/api-app.ts';
 import type { SampledTriplet } from '../../src/triplet.ts';

@@ -8,7 +8,7 @@ import { createGzip, gzipSync } from 'node:zlib';
 import { ProtobufLogsSerializer, ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
 import protobuf from 'protobufjs/light.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startApp, type RunningApp } from '../../src/app.ts';
+import { startApp, type RunningApp } from '../../src/roles/start.ts';
 import type { CapturedLog, CapturedSpan } from '../../src/capture/types.ts';
 import { decodeStatus } from '../../src/capture/otlp/protobuf.ts';
 import { configSchema } from '../../src/config/schema.ts';

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Kafka, logLevel, type IHeaders, type KafkaMessage } from 'kafkajs';
 import { pino } from 'pino';
 import { defaultConfig } from '../../src/config/load.ts';
-import { createInstruments, type Instruments } from '../../src/metrics/instruments.ts';
+import { createInstruments, type Instruments } from '../../src/telemetry/instruments.ts';
 import { BufferedKafkaProducer } from '../../src/transport/kafka-buffered-producer.ts';
 import { createKafka, type KafkaSection } from '../../src/transport/kafka-client.ts';
 import { KafkaTripletConsumer } from '../../src/transport/kafka-consumer.ts';

@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT_CONTEXT, trace } from '@opentelemetry/api';
 import { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
-import { RagwatchSpanProcessor } from '../../src/capture/span-processor.ts';
+import { RagwatchSpanProcessor } from '../../src/roles/span-processor.ts';
 import { sampledTripletSchema, SCHEMA_VERSION } from '../../src/triplet.ts';
 import { haveKcat, startKafkaMock, type KafkaMock } from '../helpers/kafka-mock.ts';
 import { readTopic, type TopicReader } from '../integration/kafka-process.ts';

@@ -6,7 +6,7 @@ import { PolicyRedactor } from './policy-redactor.ts';
 import type { TripletRedactor } from './types.ts';
 import type { RedactionConfig } from '../../config/sections/redaction.ts';
 import type { RagwatchConfig } from '../../config/schema.ts';
-import type { Instruments } from '../../metrics/instruments.ts';
+import type { Instruments } from '../../telemetry/instruments.ts';
 import type { GenerationOutcome } from '../types.ts';
 
 /** Builds the redactor for a `redaction` config section (default: every built-in recognizer on). */

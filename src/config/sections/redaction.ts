@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { unsafePatternReason } from '../../capture/redaction/safe-pattern.ts';
+import { unsafePatternReason } from '../safe-pattern.ts';
 
 const mode = z.enum(['placeholder', 'hmac']);
 

@@ -7,7 +7,7 @@
  */
 import { APIConnectionTimeoutError, APIError, APIUserAbortError, OpenAI } from 'openai';
 import { RagwatchError, errorMessage, type RagwatchErrorCode } from '../../errors.ts';
-import type { Instruments } from '../../metrics/instruments.ts';
+import type { Instruments } from '../../telemetry/instruments.ts';
 import type { JudgeFailure } from '../types.ts';
 import { CircuitBreaker } from './circuit-breaker.ts';
 import { backoffMs, isRetriableStatus, parseRetryAfterMs } from './retry-policy.ts';

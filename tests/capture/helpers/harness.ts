@@ -13,14 +13,14 @@ import { InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@o
 import { InMemoryLogRecordExporter, SimpleLogRecordProcessor, type ReadableLogRecord } from '@opentelemetry/sdk-logs';
 import { JsonLogsSerializer, JsonTraceSerializer, ProtobufLogsSerializer, ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
 import { Capture } from '../../../src/capture/capture.ts';
-import { RagwatchLogRecordProcessor } from '../../../src/capture/log-processor.ts';
-import { RagwatchSpanProcessor } from '../../../src/capture/span-processor.ts';
+import { RagwatchLogRecordProcessor } from '../../../src/roles/log-processor.ts';
+import { RagwatchSpanProcessor } from '../../../src/roles/span-processor.ts';
 import type { GenerationOutcome } from '../../../src/capture/types.ts';
 import { loadConfig } from '../../../src/config/load.ts';
 import type { RagwatchConfig } from '../../../src/config/schema.ts';
 import type { Judge } from '../../../src/judges/types.ts';
-import { createInstruments, type Instruments } from '../../../src/metrics/instruments.ts';
-import { Pipeline } from '../../../src/pipeline.ts';
+import { createInstruments, type Instruments } from '../../../src/telemetry/instruments.ts';
+import { Pipeline } from '../../../src/roles/pipeline.ts';
 import { createIngestApp } from '../../../src/server/ingest-app.ts';
 import type { Source, Triplet } from '../../../src/triplet.ts';
 

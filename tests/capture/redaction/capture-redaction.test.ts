@@ -5,7 +5,7 @@ import { decodeTraceRequest } from '../../../src/capture/otlp/traces.ts';
 import type { GenerationOutcome } from '../../../src/capture/types.ts';
 import { defaultConfig } from '../../../src/config/load.ts';
 import { redactionSection } from '../../../src/config/sections/redaction.ts';
-import { createInstruments } from '../../../src/metrics/instruments.ts';
+import { createInstruments } from '../../../src/telemetry/instruments.ts';
 import type { Triplet } from '../../../src/triplet.ts';
 import { openInferenceTrace } from '../../helpers/otlp.ts';
 

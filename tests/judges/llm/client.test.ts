@@ -3,7 +3,7 @@ import { LlmClient, type LlmClientOptions } from '../../../src/judges/llm/client
 import { LlmJudge } from '../../../src/judges/llm/llm-judge.ts';
 import { backoffMs, isRetriableStatus, parseRetryAfterMs } from '../../../src/judges/llm/retry-policy.ts';
 import { TokenLimiter } from '../../../src/judges/llm/token-limiter.ts';
-import { createInstruments } from '../../../src/metrics/instruments.ts';
+import { createInstruments } from '../../../src/telemetry/instruments.ts';
 import { useFakeOpenAI, type FakeReply } from '../../fakes/openai-server.ts';
 import { oracleResponder } from '../helpers/oracle.ts';
 import { CLOCK_QUERY, CLOCK_RESPONSE, CLOCK_SOURCES, triplet } from '../helpers/triplets.ts';

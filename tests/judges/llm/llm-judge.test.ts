@@ -3,7 +3,7 @@ import { aggregateVerdicts } from '../../../src/judges/aggregate.ts';
 import { EndpointEmbedder } from '../../../src/judges/llm/endpoint-embedder.ts';
 import { LlmJudge, type LlmJudgeOptions } from '../../../src/judges/llm/llm-judge.ts';
 import type { JudgeResult } from '../../../src/judges/types.ts';
-import { createInstruments } from '../../../src/metrics/instruments.ts';
+import { createInstruments } from '../../../src/telemetry/instruments.ts';
 import { LLM_METRICS } from '../../../src/triplet.ts';
 import { useFakeOpenAI } from '../../fakes/openai-server.ts';
 import { oracleResponder, parsePrompt } from '../helpers/oracle.ts';

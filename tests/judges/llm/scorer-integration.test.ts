@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { LlmJudge } from '../../../src/judges/llm/llm-judge.ts';
-import { createInstruments } from '../../../src/metrics/instruments.ts';
+import { createInstruments } from '../../../src/telemetry/instruments.ts';
 import { Scorer } from '../../../src/scorer/scorer.ts';
 import { startFakeOpenAI, type FakeOpenAI } from '../../fakes/openai-server.ts';
 import { oracleResponder } from '../helpers/oracle.ts';

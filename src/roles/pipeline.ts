@@ -6,30 +6,28 @@
  * processor all run this.
  * @module
  */
-import { Capture } from './capture/capture.ts';
-import { SpanForwarder } from './assembly/span-forwarder.ts';
-import { createRedactor, redactionForPipeline } from './capture/redaction/redact-outcome.ts';
-import type { CapturedLog, CapturedSpan, GenerationOutcome, SpanSource } from './capture/types.ts';
-import type { RagwatchConfig } from './config/schema.ts';
-import { EmbeddedJudge } from './judges/embedded/embedded-judge.ts';
-import { EndpointEmbedder } from './judges/llm/endpoint-embedder.ts';
-import { LlmJudge } from './judges/llm/llm-judge.ts';
-import type { Judge } from './judges/types.ts';
-import { createInstruments, type Instruments } from './metrics/instruments.ts';
-import { instrumentsOptionsFromConfig } from './metrics/quality.ts';
-import { silentLogger, type Logger } from './log.ts';
-import { ScoringBudget } from './sampling/budget.ts';
-import { createSampler } from './sampling/create.ts';
-import { piiCheckOf } from './judges/pii.ts';
-import type { Sampler } from './sampling/types.ts';
-import { Scorer } from './scorer/scorer.ts';
-import { BufferedKafkaProducer } from './transport/kafka-buffered-producer.ts';
-import { createKafka } from './transport/kafka-client.ts';
-import { KafkaTripletConsumer } from './transport/kafka-consumer.ts';
-import { KafkaTripletProducer } from './transport/kafka-producer.ts';
-import { MemoryTransport } from './transport/memory.ts';
-import type { TripletConsumer, TripletProducer } from './transport/types.ts';
-import type { SampledTriplet, ScoreRecord, Triplet } from './triplet.ts';
+import { Capture } from '../capture/capture.ts';
+import { SpanForwarder } from '../assembly/span-forwarder.ts';
+import { createRedactor, redactionForPipeline } from '../capture/redaction/redact-outcome.ts';
+import type { CapturedLog, CapturedSpan, GenerationOutcome, SpanSource } from '../capture/types.ts';
+import type { RagwatchConfig } from '../config/schema.ts';
+import { createCompanionJudge, createJudge } from '../judges/create.ts';
+import type { Judge } from '../judges/types.ts';
+import { createInstruments, type Instruments } from '../telemetry/instruments.ts';
+import { instrumentsOptionsFromConfig } from '../telemetry/instruments.ts';
+import { silentLogger, type Logger } from '../log.ts';
+import { ScoringBudget } from '../sampling/budget.ts';
+import { createSampler } from '../sampling/create.ts';
+import { piiCheckOf } from '../judges/pii.ts';
+import type { Sampler } from '../sampling/types.ts';
+import { Scorer } from '../scorer/scorer.ts';
+import { BufferedKafkaProducer } from '../transport/kafka-buffered-producer.ts';
+import { createKafka } from '../transport/kafka-client.ts';
+import { KafkaTripletConsumer } from '../transport/kafka-consumer.ts';
+import { KafkaTripletProducer } from '../transport/kafka-producer.ts';
+import { MemoryTransport } from '../transport/memory.ts';
+import type { TripletConsumer, TripletProducer } from '../transport/types.ts';
+import type { SampledTriplet, ScoreRecord, Triplet } from '../triplet.ts';
 
 /**
  * Which parts of the pipeline a process runs: `all` (capture, sampling and scoring), `collector`
@@ -66,36 +64,6 @@ export interface PipelineOptions {
   forwardSpans?: boolean;
   /** Spans arrive as collectors' redacted span records (`ragwatch assembler`): capture does not redact the text again. */
   spansRedacted?: boolean;
-}
-
-/**
- * Builds the judge named by the configuration (`judge.kind`, which defaults to `llm` when an
- * endpoint is configured, else `embedded`). Judge usage series go to `options.instruments`.
- */
-export function createJudge(config: RagwatchConfig, options: { instruments?: Instruments } = {}): Judge {
-  const j = config.judge;
-  if (j.kind === 'embedded') return embeddedJudge(config);
-  const { embeddings, embeddingModel, ...llm } = j.llm;
-  const endpoint = { ...(j.baseUrl !== undefined ? { baseUrl: j.baseUrl } : {}), ...(j.apiKey !== undefined ? { apiKey: j.apiKey } : {}) };
-  return new LlmJudge({
-    ...llm,
-    ...(embeddings === 'endpoint' ? { embedder: new EndpointEmbedder({ ...endpoint, model: embeddingModel, timeoutMs: llm.timeoutMs }) } : {}),
-    model: j.model,
-    ...(j.baseUrl !== undefined ? { baseUrl: j.baseUrl } : {}),
-    ...(j.apiKey !== undefined ? { apiKey: j.apiKey } : {}),
-    similarityThreshold: j.embedded.similarityThreshold,
-    embeddingThreads: j.embedded.threads,
-    ...(options.instruments ? { instruments: options.instruments } : {}),
-  });
-}
-
-/** The companion judge: the embedded judge next to an LLM judge when `judge.embedded.alongside` is set. */
-export function createCompanionJudge(config: RagwatchConfig): Judge | undefined {
-  return config.judge.kind === 'llm' && config.judge.embedded.alongside ? embeddedJudge(config) : undefined;
-}
-
-function embeddedJudge(config: RagwatchConfig): EmbeddedJudge {
-  return new EmbeddedJudge({ similarityThreshold: config.judge.embedded.similarityThreshold, threads: config.judge.embedded.threads, completenessRelevance: config.judge.embedded.completenessRelevance });
 }
 
 export class Pipeline {

@@ -6,9 +6,9 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { parse as parseYaml, stringify } from 'yaml';
-import { examSuiteSchema, type ExamSuite } from '../exams/suite.ts';
-import { examSchema, type Exam } from '../exams/types.ts';
-import { SuiteError } from './load-suite.ts';
+import { examSuiteSchema, type ExamSuite } from './suite.ts';
+import { examSchema, type Exam } from './types.ts';
+import { SuiteError } from '../errors.ts';
 
 function readYaml(file: string, what: string): unknown {
   try {

@@ -6,6 +6,7 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { LabelBound } from './label-bound.ts';
 import { WeightedHistogram } from './weighted-histogram.ts';
+import type { RagwatchConfig } from '../config/schema.ts';
 
 /** OTel GenAI bucket advice for `gen_ai.server.time_to_first_token` (seconds). */
 export const TTFT_BUCKETS = [0.001, 0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10];
@@ -87,3 +88,13 @@ export function createInstruments(options: InstrumentsOptions = {}) {
 
 /** Every instrument the pipeline records into. */
 export type Instruments = ReturnType<typeof createInstruments>;
+
+/** `createInstruments` options implied by the configuration (score buckets at every threshold, service bound). */
+export function instrumentsOptionsFromConfig(config: RagwatchConfig): InstrumentsOptions {
+  return {
+    processMetrics: config.metrics.processMetrics,
+    scoreThresholds: Object.values(config.alerts.metrics).map((a) => a.threshold),
+    services: config.metrics.services,
+    maxServices: config.metrics.maxServices,
+  };
+}

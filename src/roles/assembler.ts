@@ -4,13 +4,13 @@
  * triplets topic. Serves `/metrics`, `/healthz`, `/readyz`.
  * @module
  */
-import { KafkaSpanConsumer } from './span-consumer.ts';
+import { KafkaSpanConsumer } from '../assembly/span-consumer.ts';
 import type { RagwatchConfig } from '../config/schema.ts';
 import { silentLogger, type Logger } from '../log.ts';
-import { createInstruments } from '../metrics/instruments.ts';
-import { instrumentsOptionsFromConfig } from '../metrics/quality.ts';
+import { createInstruments } from '../telemetry/instruments.ts';
+import { instrumentsOptionsFromConfig } from '../telemetry/instruments.ts';
 import { sharedSamplingTopics } from '../weakness/sampling-topics.ts';
-import { Pipeline } from '../pipeline.ts';
+import { Pipeline } from './pipeline.ts';
 import { createMetricsApp } from '../server/api-app.ts';
 import { listen, type RunningServer } from '../server/serve.ts';
 import { BufferedKafkaProducer } from '../transport/kafka-buffered-producer.ts';

@@ -8,16 +8,16 @@
 import type { RagwatchConfig } from '../config/schema.ts';
 import { ConfigError } from '../errors.ts';
 import type { Logger } from '../log.ts';
-import { createInstruments } from '../metrics/instruments.ts';
-import { instrumentsOptionsFromConfig } from '../metrics/quality.ts';
-import { createJudge } from '../pipeline.ts';
+import { createInstruments } from '../telemetry/instruments.ts';
+import { instrumentsOptionsFromConfig } from '../telemetry/instruments.ts';
+import { createJudge } from '../judges/create.ts';
 import { createMetricsApp } from '../server/api-app.ts';
 import { listen, type RunningServer } from '../server/serve.ts';
 import { createKafka } from '../transport/kafka-client.ts';
-import { createProber } from './create.ts';
+import { createProber } from '../probes/create.ts';
 import { createExamMonitor } from '../exams/create.ts';
-import type { Prober } from './prober.ts';
-import { KafkaScoreFeed } from './score-feed.ts';
+import type { Prober } from '../probes/prober.ts';
+import { KafkaScoreFeed } from '../probes/score-feed.ts';
 
 /** How long the first run waits for the score feed to join its group, milliseconds. */
 const FEED_START_WAIT_MS = 30_000;

@@ -5,11 +5,11 @@
  * @module
  */
 import { diag, type Context } from '@opentelemetry/api';
-import type { CapturedSpan, CapturedEvent, Attributes } from './types.ts';
+import type { CapturedSpan, CapturedEvent, Attributes } from '../capture/types.ts';
 import { defaultConfig, loadConfig } from '../config/load.ts';
 import type { RagwatchConfig, RagwatchConfigInput } from '../config/schema.ts';
 import { errorMessage } from '../errors.ts';
-import { Pipeline } from '../pipeline.ts';
+import { Pipeline } from './pipeline.ts';
 import { withTracingSuppressed } from '../suppress-tracing.ts';
 
 type HrTime = [number, number];

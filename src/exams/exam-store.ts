@@ -4,8 +4,12 @@
  * `maxAnswers` (oldest evicted, counted). Every value is a bound SQL parameter.
  * @module
  */
+import { resolve } from 'node:path';
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
-import type { ExamAnswer, ExamOutcome } from '../exams/types.ts';
+import type { RagwatchConfig } from '../config/schema.ts';
+import { ConfigError, errorMessage } from '../errors.ts';
+import { openStoreDatabase } from '../store/sqlite.ts';
+import type { ExamAnswer, ExamOutcome } from './types.ts';
 
 /** A taker of an exam version, in the order they first took it. */
 export interface ExamTaker {
@@ -72,5 +76,15 @@ export class ExamStore {
   /** Answers evicted by the bound since the store was opened. */
   get evicted(): number {
     return this.#evicted;
+  }
+}
+
+/** The exam answers of `config.store` (the same SQLite file, table exam_answers); throws naming the key when it cannot be opened. */
+export async function openExamStore(config: RagwatchConfig): Promise<ExamStore> {
+  const dir = resolve(config.store.dataDir);
+  try {
+    return new ExamStore(await openStoreDatabase(dir), config.store.maxExamAnswers);
+  } catch (err) {
+    throw new ConfigError(`cannot open the store in ${dir} (config key "store.dataDir", env RAGWATCH_DATA_DIR): ${errorMessage(err)}`, ['store.dataDir']);
   }
 }

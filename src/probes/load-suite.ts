@@ -8,17 +8,9 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, dirname, extname, join, resolve } from 'node:path';
 import { parse as parseCsv } from 'csv-parse/sync';
 import { parse as parseYaml } from 'yaml';
-import { ConfigError } from '../errors.ts';
-import { probeSuiteSchema, type ProbeSuite } from '../probes/suite.ts';
-import type { FactSource } from '../probes/types.ts';
-
-/** A bad probe suite; `keys` name the suite keys at fault (e.g. `templates.employee_department.sql`). */
-export class SuiteError extends ConfigError {
-  constructor(message: string, keys: string[]) {
-    super(message, keys, 'RAGWATCH_PROBE_SUITE_INVALID');
-    this.name = 'SuiteError';
-  }
-}
+import { SuiteError } from '../errors.ts';
+import { probeSuiteSchema, type ProbeSuite } from './suite.ts';
+import type { FactSource } from './types.ts';
 
 /** Largest CSV file read, bytes. */
 const MAX_CSV_BYTES = 64 * 1024 * 1024;

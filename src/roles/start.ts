@@ -2,22 +2,23 @@
  * `ragwatch start`: the whole pipeline in one process with its two HTTP servers.
  * @module
  */
-import type { RagwatchConfig } from './config/schema.ts';
-import { silentLogger, type Logger } from './log.ts';
-import type { Judge } from './judges/types.ts';
-import { createInstruments } from './metrics/instruments.ts';
-import { QualityMonitor, configSummary, instrumentsOptionsFromConfig } from './metrics/quality.ts';
+import type { RagwatchConfig } from '../config/schema.ts';
+import { silentLogger, type Logger } from '../log.ts';
+import type { Judge } from '../judges/types.ts';
+import { createInstruments } from '../telemetry/instruments.ts';
+import { QualityMonitor, configSummary } from '../metrics/quality.ts';
+import { instrumentsOptionsFromConfig } from '../telemetry/instruments.ts';
 import { Pipeline } from './pipeline.ts';
-import { createProber } from './probes/create.ts';
-import { createExamMonitor } from './exams/create.ts';
-import { openReviewStore } from './store/create.ts';
-import type { Prober } from './probes/prober.ts';
-import type { SampledTriplet, ScoreRecord } from './triplet.ts';
-import { startHttpServers } from './server/http-servers.ts';
-import { createIngestApp } from './server/ingest-app.ts';
-import { recordIngestOutcome } from './server/ingest-metrics.ts';
-import { listen, type RunningServer } from './server/serve.ts';
-import { SamplingTopics, sharedSamplingTopics } from './weakness/sampling-topics.ts';
+import { createProber } from '../probes/create.ts';
+import { createExamMonitor } from '../exams/create.ts';
+import { openReviewStore } from '../store/create.ts';
+import type { Prober } from '../probes/prober.ts';
+import type { SampledTriplet, ScoreRecord } from '../triplet.ts';
+import { startHttpServers } from '../server/http-servers.ts';
+import { createIngestApp } from '../server/ingest-app.ts';
+import { recordIngestOutcome } from '../server/ingest-metrics.ts';
+import { listen, type RunningServer } from '../server/serve.ts';
+import { SamplingTopics, sharedSamplingTopics } from '../weakness/sampling-topics.ts';
 
 /** A running `ragwatch start`. */
 export interface RunningApp {

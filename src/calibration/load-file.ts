@@ -5,7 +5,7 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { z } from 'zod';
-import type { CalibrationModel } from '../calibration/types.ts';
+import type { CalibrationModel } from './types.ts';
 import { ConfigError } from '../errors.ts';
 
 const finite = z.number().finite();

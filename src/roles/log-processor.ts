@@ -8,8 +8,8 @@
  * @module
  */
 import { diag } from '@opentelemetry/api';
-import type { AttrValue, Attributes, CapturedLog } from './types.ts';
-import type { Pipeline } from '../pipeline.ts';
+import type { AttrValue, Attributes, CapturedLog } from '../capture/types.ts';
+import type { Pipeline } from './pipeline.ts';
 import { withTracingSuppressed } from '../suppress-tracing.ts';
 
 type HrTime = [number, number];
