@@ -11,7 +11,7 @@ import { saveCalibrationFile } from '../src/calibration/load-file.ts';
 import { loadConfig } from '../src/config/load.ts';
 import { EmbeddedJudge } from '../src/judges/embedded/embedded-judge.ts';
 import { createInstruments } from '../src/telemetry/instruments.ts';
-import { QualityMonitor } from '../src/metrics/quality.ts';
+import { QualityMonitor } from '../src/roles/quality.ts';
 import { instrumentsOptionsFromConfig } from '../src/telemetry/instruments.ts';
 import { scoreRecordOf } from '../src/scorer/score-record.ts';
 import type { SampledTriplet, ScoreRecord } from '../src/triplet.ts';

@@ -16,7 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { parse, stringify } from 'yaml';
 import { loadConfig } from '../src/config/load.ts';
 import type { RagwatchConfig } from '../src/config/schema.ts';
-import { generateRules } from '../src/metrics/rules.ts';
+import { generateRules } from '../src/roles/rules.ts';
 
 const CHART = fileURLToPath(new URL('../helm/ragwatch/', import.meta.url));
 

@@ -3,7 +3,7 @@
  * Judging happens in `ragwatch scorer` processes.
  * @module
  */
-import { startApp } from '../roles/start.ts';
+import { startCollector } from '../roles/collector.ts';
 import { kafkaRoleSetup, stopOnSignals } from './lifecycle.ts';
 import type { Command } from './types.ts';
 
@@ -20,7 +20,7 @@ RAGWATCH_KAFKA_BROKERS=host:port,...). Serves OTLP/HTTP on server.otlpPort and /
 buffers up to transport.kafka.producer.maxBufferMessages, dropping (and counting) the excess.`,
   async run(argv) {
     const { config, logger } = kafkaRoleSetup(argv, 'the collector produces to Kafka');
-    const app = await startApp(config, logger, { role: 'collector' });
+    const app = await startCollector(config, logger);
     stopOnSignals({ logger, graceMs: config.server.shutdownGraceMs, what: 'stop ingest, flush the producer', shutdown: () => app.shutdown() });
   },
 };

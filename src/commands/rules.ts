@@ -5,7 +5,7 @@
 import { parseArgs } from 'node:util';
 import { stringify } from 'yaml';
 import { loadConfig } from '../config/load.ts';
-import { generateRules } from '../metrics/rules.ts';
+import { generateRules } from '../roles/rules.ts';
 import type { Command } from './types.ts';
 
 /** The `rules` command. */

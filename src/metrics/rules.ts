@@ -6,7 +6,6 @@
  * @module
  */
 import type { RagwatchConfig } from '../config/schema.ts';
-import { examRuleGroup, probeRuleGroup } from '../probes/rules.ts';
 import { DIAGNOSIS_PATTERNS, type DiagnosisPattern } from './diagnosis.ts';
 
 /** Name of the weighted score histogram. */
@@ -82,9 +81,10 @@ export function diagnosisTemplate(window: string, thresholds: Readonly<Record<st
 /**
  * Prometheus rules for every metric in `config.alerts.metrics`: one recording group (windowed
  * weighted mean and sample count per distinct window, for all metrics) and one alerting group
- * (metrics with `alert: true`), then the probe alerts ({@link probeRuleGroup}).
+ * (metrics with `alert: true`). The capabilities' groups are composed beside these at the top
+ * (`roles/rules.ts`).
  */
-export function generateRules(config: RagwatchConfig): { groups: RuleGroup[] } {
+export function qualityRuleGroups(config: RagwatchConfig): RuleGroup[] {
   const { alerts } = config;
   const entries = Object.entries(alerts.metrics).sort(([a], [b]) => a.localeCompare(b));
   const thresholds: Record<string, number> = Object.fromEntries(entries.map(([m, a]) => [m, a.threshold]));
@@ -136,8 +136,5 @@ export function generateRules(config: RagwatchConfig): { groups: RuleGroup[] } {
   const groups: RuleGroup[] = [];
   if (recording.length > 0) groups.push({ name: 'ragwatch-quality-recording', interval: alerts.ruleInterval, rules: recording });
   if (alerting.length > 0) groups.push({ name: 'ragwatch-quality-alerts', interval: alerts.ruleInterval, rules: alerting });
-  // Suite thresholds are series, so the probe rules are the same for every config (and inert without a prober).
-  groups.push(probeRuleGroup(alerts.ruleInterval, examples));
-  groups.push(examRuleGroup(alerts.ruleInterval, examples));
-  return { groups };
+  return groups;
 }

@@ -12,7 +12,7 @@ import { loadProbeSuite } from './load-suite.ts';
 import type { RagwatchConfig } from '../config/schema.ts';
 import type { Judge } from '../judges/types.ts';
 import type { Logger } from '../log.ts';
-import { alertNotifier } from '../metrics/quality.ts';
+import { alertNotifier } from '../metrics/score-metrics.ts';
 import type { AlertNotifier } from '../metrics/notifier.ts';
 import { ProbeAlerts } from './alerts.ts';
 import { generateProbes, openFacts } from './generate.ts';

@@ -20,6 +20,7 @@ import { attribute, runProbes, summarize, type Ask, type ProbeOutcome, type Prob
 import { scoreProbeAnswers } from './score-answers.ts';
 import { askTarget } from './target.ts';
 import { probeTraceId } from './trace-id.ts';
+import type { RecordSink } from '../scorer/record-sinks.ts';
 import { isProbeTraceId } from '../triplet.ts';
 import type { ProbeSuite } from './suite.ts';
 import type { ProbeQuery } from './types.ts';
@@ -60,7 +61,7 @@ interface Joined {
   sources?: Array<{ id?: string; content: string }>;
 }
 
-export class Prober {
+export class Prober implements RecordSink {
   readonly #o: ProberOptions;
   readonly #now: () => number;
   readonly #states = new Map<string, SuiteState & { loaded: LoadedSuite; running?: Promise<ProbeReport | undefined> }>();
@@ -105,8 +106,8 @@ export class Prober {
     }
   }
 
-  /** The scorer's `onRecord` sink: keeps the records and sources of the running probes. Never throws. */
-  readonly observe = (record: ScoreRecord, triplet?: SampledTriplet): void => {
+  /** A sink of the scorer (or of the score feed): keeps the records and sources of the running probes. Never throws. */
+  readonly onRecord = (record: ScoreRecord, triplet?: SampledTriplet): void => {
     if (!isProbeTraceId(record.traceId)) return;
     const joined = this.#pending.get(record.traceId);
     if (!joined) return;

@@ -11,26 +11,6 @@ import { STALE_PERIODS, type ProbeAlertName } from './alerts.ts';
 /** Multiplying by the info series (value 1) adds the suite's severity label and keeps the value. */
 const SEVERITY = ' * on (suite) group_left (severity) max by (suite, severity) (ragwatch_probe_suite_info)';
 
-/** The exam alert: the newest release's IRT ability is below the previous one's by more than the combined error (docs/exams.md). */
-export function examRuleGroup(interval: string, examplesUrl: string): RuleGroup {
-  return {
-    name: 'ragwatch-exam-alerts',
-    interval,
-    rules: [
-      {
-        alert: 'RagwatchExamRegression',
-        expr: 'max by (exam, taker, previous) (ragwatch_exam_regression) == 1',
-        labels: { severity: 'ticket' },
-        annotations: {
-          summary: 'release {{ $labels.taker }} is less able than {{ $labels.previous }} on exam {{ $labels.exam }}',
-          description: 'The IRT ability θ of {{ $labels.taker }} on exam {{ $labels.exam }} is below that of {{ $labels.previous }} by more than their combined standard error (ragwatch_exam_theta, ragwatch_exam_theta_se). `ragwatch exam report --exam …` shows which Bloom categories and question words it lost.',
-          report: `${examplesUrl}/exams`,
-        },
-      },
-    ],
-  };
-}
-
 /** The probe alert group (`interval` from `alerts.ruleInterval`). */
 export function probeRuleGroup(interval: string, examplesUrl: string): RuleGroup {
   const rule = (alert: ProbeAlertName, expr: string, summary: string, description: string) => ({

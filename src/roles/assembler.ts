@@ -12,7 +12,7 @@ import { instrumentsOptionsFromConfig } from '../telemetry/instruments.ts';
 import { sharedSamplingTopics } from '../weakness/sampling-topics.ts';
 import { Pipeline } from './pipeline.ts';
 import { createMetricsApp } from '../server/api-app.ts';
-import { listen, type RunningServer } from '../server/serve.ts';
+import { listen, type RunningServer } from './serve.ts';
 import { BufferedKafkaProducer } from '../transport/kafka-buffered-producer.ts';
 import { createKafka } from '../transport/kafka-client.ts';
 import type { KafkaTripletProducer } from '../transport/kafka-producer.ts';

@@ -20,6 +20,7 @@ import { ScoringBudget } from '../sampling/budget.ts';
 import { createSampler } from '../sampling/create.ts';
 import { piiCheckOf } from '../judges/pii.ts';
 import type { Sampler } from '../sampling/types.ts';
+import { RecordSinks, type RecordSink } from '../scorer/record-sinks.ts';
 import { Scorer } from '../scorer/scorer.ts';
 import { BufferedKafkaProducer } from '../transport/kafka-buffered-producer.ts';
 import { createKafka } from '../transport/kafka-client.ts';
@@ -46,7 +47,9 @@ export interface PipelineOptions {
   /** `sampling.strata.by: topic`: the question's topic id (see `createSampler`). */
   topicOf?: (query: string) => string | undefined;
   instruments?: Instruments;
-  /** Receives every ScoreRecord. */
+  /** The consumers of score records, fed in order (more can be added to {@link Pipeline.sinks} later). */
+  sinks?: readonly RecordSink[];
+  /** Receives every ScoreRecord (after `sinks`). */
   onRecord?: (record: ScoreRecord, triplet: SampledTriplet) => void;
   /** Receives every capture outcome (triplet or incomplete). */
   onOutcome?: (outcome: GenerationOutcome) => void;
@@ -82,6 +85,8 @@ export class Pipeline {
   /** Scores every triplet next to `judge` (`judge.embedded.alongside`); absent by default. */
   readonly companion: Judge | undefined;
   readonly scorer: Scorer;
+  /** Where score records go: the sinks the role registered. */
+  readonly sinks: RecordSinks;
   readonly #memory: MemoryTransport | undefined;
   /** `producer` when it is Kafka's: its connect, flush and shutdown take deadlines. */
   readonly #kafkaTriplets: KafkaTripletProducer | undefined;
@@ -101,6 +106,9 @@ export class Pipeline {
     const logger = options.logger ?? silentLogger;
     const consumerSection = config.transport.kafka.consumer;
     const pii = piiCheckOf(config);
+    this.sinks = new RecordSinks(options.sinks);
+    const onRecord = options.onRecord;
+    if (onRecord) this.sinks.add({ onRecord: (record, triplet) => triplet && onRecord(record, triplet) });
     this.scorer = new Scorer({
       judge: this.judge,
       ...(pii ? { pii } : {}),
@@ -109,7 +117,7 @@ export class Pipeline {
       budget: new ScoringBudget(config.sampling.budget),
       maxAttempts: consumerSection.maxAttempts,
       retryBackoffMs: consumerSection.retryBackoffMs,
-      ...(options.onRecord ? { onRecord: options.onRecord } : {}),
+      onRecord: this.sinks.onRecord,
     });
     if (!kafkaKind) {
       this.#memory = new MemoryTransport({ maxQueueSize: config.transport.maxQueueSize, concurrency: config.judge.concurrency, instruments: this.instruments });

@@ -12,7 +12,7 @@ import { createInstruments } from '../telemetry/instruments.ts';
 import { instrumentsOptionsFromConfig } from '../telemetry/instruments.ts';
 import { createJudge } from '../judges/create.ts';
 import { createMetricsApp } from '../server/api-app.ts';
-import { listen, type RunningServer } from '../server/serve.ts';
+import { listen, type RunningServer } from './serve.ts';
 import { createKafka } from '../transport/kafka-client.ts';
 import { createProber } from '../probes/create.ts';
 import { createExamMonitor } from '../exams/create.ts';
@@ -39,7 +39,7 @@ export async function startProberRole(config: RagwatchConfig, logger: Logger): P
   // The exam series are exported by the one prober of the deployment (the store is its volume).
   const exams = await createExamMonitor(config, instruments.registry, logger);
   const section = config.transport.kafka;
-  const feed = config.transport.kind === 'kafka' ? new KafkaScoreFeed({ kafka: createKafka(section, logger), section, onRecord: (r) => prober.observe(r), logger }) : undefined;
+  const feed = config.transport.kind === 'kafka' ? new KafkaScoreFeed({ kafka: createKafka(section, logger), section, onRecord: (r) => prober.onRecord(r), logger }) : undefined;
   let judgeReady = false;
   const http = await listen(createMetricsApp({ registry: instruments.registry, ready: () => judgeReady && (feed?.running ?? true) }), config.server.host, config.server.httpPort);
   judge.init().then(

@@ -6,18 +6,18 @@ import type { RagwatchConfig } from '../config/schema.ts';
 import { silentLogger, type Logger } from '../log.ts';
 import type { Judge } from '../judges/types.ts';
 import { createInstruments } from '../telemetry/instruments.ts';
-import { QualityMonitor, configSummary } from '../metrics/quality.ts';
+import { QualityMonitor } from './quality.ts';
+import { configSummary } from '../config/summary.ts';
 import { instrumentsOptionsFromConfig } from '../telemetry/instruments.ts';
 import { Pipeline } from './pipeline.ts';
 import { createProber } from '../probes/create.ts';
 import { createExamMonitor } from '../exams/create.ts';
 import { openReviewStore } from '../store/create.ts';
 import type { Prober } from '../probes/prober.ts';
-import type { SampledTriplet, ScoreRecord } from '../triplet.ts';
-import { startHttpServers } from '../server/http-servers.ts';
+import { startHttpServers } from './http-servers.ts';
 import { createIngestApp } from '../server/ingest-app.ts';
 import { recordIngestOutcome } from '../server/ingest-metrics.ts';
-import { listen, type RunningServer } from '../server/serve.ts';
+import { listen, type RunningServer } from './serve.ts';
 import { SamplingTopics, sharedSamplingTopics } from '../weakness/sampling-topics.ts';
 
 /** A running `ragwatch start`. */
@@ -46,18 +46,15 @@ export async function startApp(config: RagwatchConfig, logger: Logger = silentLo
   // Collectors forward span records for `ragwatch assembler` unless local assembly is configured (one replica only).
   const forwardSpans = role === 'collector' && config.transport.kafka.assembly === 'spans_topic';
   let prober: Prober | undefined;
-  const onRecord = (record: ScoreRecord, triplet: SampledTriplet) => {
-    quality.onRecord(record, triplet);
-    prober?.observe(record, triplet);
-  };
   // Sampling by topic: the scoring process's own model; a collector reads the shared one from Kafka.
   const shared = role === 'collector' ? sharedSamplingTopics(config, logger) : undefined;
   const topicOf = shared?.topics.topicOf ?? new SamplingTopics(() => quality.topics?.model).topicOf;
-  const pipeline = new Pipeline({ config, instruments, onRecord, ...(options.judge ? { judge: options.judge } : {}), role, logger, forwardSpans, topicOf });
+  const pipeline = new Pipeline({ config, instruments, sinks: [quality], ...(options.judge ? { judge: options.judge } : {}), role, logger, forwardSpans, topicOf });
   // Probes are asked from the process that scores their traces (one per deployment: never the collectors).
   if (role === 'all') {
     quality.exams = await createExamMonitor(config, instruments.registry, logger);
     prober = await createProber(config, { registry: instruments.registry, logger, judge: pipeline.judge, recordsPerTrace: pipeline.companion ? 2 : 1, notifier: quality.notifier });
+    if (prober) pipeline.sinks.add(prober);
   }
   const { server } = config;
   const ingest = createIngestApp({

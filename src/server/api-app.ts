@@ -7,8 +7,15 @@
  */
 import { Hono } from 'hono';
 import type { Registry } from 'prom-client';
-import type { QualityMonitor } from '../metrics/quality.ts';
-import type { ExamplesQuery } from '../metrics/examples.ts';
+import type { CalibrationMonitor } from '../calibration/monitor.ts';
+import type { Refitter } from '../calibration/refit.ts';
+import type { RagwatchConfig } from '../config/schema.ts';
+import type { ExamMonitor } from '../exams/monitor.ts';
+import type { MetricAlertRule } from '../metrics/evaluator.ts';
+import type { ExamplesBuffer, ExamplesQuery } from '../metrics/examples.ts';
+import type { QualityStatus } from '../metrics/score-metrics.ts';
+import type { ReviewStore } from '../store/review-store.ts';
+import type { WeaknessView } from '../weakness/monitor.ts';
 import { mountReview } from './review-routes.ts';
 import { renderWeaknessesPage } from './weaknesses-page.ts';
 import { renderExamsPage } from './exams-page.ts';
@@ -16,13 +23,26 @@ import { OPENMETRICS_CONTENT_TYPE, openMetrics, wantsOpenMetrics } from '../metr
 import { renderExamplesPage } from './examples-page.ts';
 import { uiAuth, type UiAuthOptions } from './ui-auth.ts';
 
+/** What the UI pages read: the consumers of score records a scoring role wired (its `QualityMonitor`). */
+export interface UiSources {
+  readonly settings: Readonly<RagwatchConfig>;
+  readonly rules: readonly MetricAlertRule[];
+  readonly examples: ExamplesBuffer;
+  readonly review: ReviewStore | undefined;
+  readonly calibration: CalibrationMonitor | undefined;
+  readonly refitter: Refitter | undefined;
+  readonly exams: ExamMonitor | undefined;
+  status(): QualityStatus;
+  weaknessView(): WeaknessView;
+}
+
 /** Options of {@link createApiApp}; `registry` and `ready` are required. */
 export interface ApiAppOptions {
   registry: Registry;
   /** Readiness probe: true when the judge is loaded and the transport is delivering. */
   ready: () => boolean;
   /** Windowed means, alerts, diagnosis and examples; without it `/api/*` and `/examples` answer 404. */
-  quality?: QualityMonitor;
+  quality?: UiSources;
   /** Configuration summary for `/api/status` (must hold no secrets). */
   summary?: () => Record<string, unknown>;
   /** Who may see the UI routes. Default: open, as on a loopback address without a token. */
@@ -70,7 +90,7 @@ export function createApiApp(options: ApiAppOptions): Hono {
 }
 
 /** The UI routes alone (for `server.uiPort`). */
-export function createUiApp(options: Omit<ApiAppOptions, 'registry'> & { quality: QualityMonitor }): Hono {
+export function createUiApp(options: Omit<ApiAppOptions, 'registry'> & { quality: UiSources }): Hono {
   const app = new Hono();
   mountUi(app, options.quality, options);
   return app;
@@ -91,7 +111,7 @@ export function createMetricsApp(options: Pick<ApiAppOptions, 'registry' | 'read
   return app;
 }
 
-function mountUi(app: Hono, quality: QualityMonitor, options: Pick<ApiAppOptions, 'ready' | 'summary' | 'auth'>): void {
+function mountUi(app: Hono, quality: UiSources, options: Pick<ApiAppOptions, 'ready' | 'summary' | 'auth'>): void {
   const { guard, loginLimit, login } = uiAuth(options.auth ?? { host: '127.0.0.1' });
   app.get('/login', login);
   app.post('/login', loginLimit, login);

@@ -9,6 +9,7 @@ import type { Registry } from 'prom-client';
 import type { RagwatchConfig } from '../config/schema.ts';
 import { sharedEmbedder } from '../judges/embedded/cached-embedder.ts';
 import type { Logger } from '../log.ts';
+import type { RecordSink } from '../scorer/record-sinks.ts';
 import type { ReviewStore } from '../store/review-store.ts';
 import type { SampledTriplet, ScoreRecord } from '../triplet.ts';
 import { describeCell, type MetricCell, type ScoredAnswer } from './cells.ts';
@@ -41,7 +42,7 @@ export interface WeaknessView {
   minCount: number;
 }
 
-export class WeaknessMonitor {
+export class WeaknessMonitor implements RecordSink {
   readonly map: LiveWeaknessMap;
   /** Live question topics (`weakness.topics`). */
   readonly topics: LiveTopics | undefined;
@@ -75,8 +76,9 @@ export class WeaknessMonitor {
     this.#publish = fn;
   }
 
-  /** A scored production answer. Never throws, never waits. */
-  observe(record: ScoreRecord, triplet: SampledTriplet): void {
+  /** A scored production answer (ignored without its triplet). Never throws, never waits. */
+  onRecord(record: ScoreRecord, triplet?: SampledTriplet): void {
+    if (!triplet) return;
     const dims: Record<string, string> = { queryType: queryType(triplet.query) };
     if (triplet.route !== undefined) dims.route = triplet.route;
     if (triplet.model !== undefined) dims.model = triplet.model;

@@ -12,9 +12,9 @@ import type { CalibrationModel } from '../../src/calibration/types.ts';
 import { saveCalibrationFile } from '../../src/calibration/load-file.ts';
 import { loadConfig } from '../../src/config/load.ts';
 import { createInstruments } from '../../src/telemetry/instruments.ts';
-import { QualityMonitor } from '../../src/metrics/quality.ts';
+import { QualityMonitor } from '../../src/roles/quality.ts';
 import { instrumentsOptionsFromConfig } from '../../src/telemetry/instruments.ts';
-import { generateRules } from '../../src/metrics/rules.ts';
+import { generateRules } from '../../src/roles/rules.ts';
 import type { ScoreRecord } from '../../src/triplet.ts';
 import { haveBinaries, promtool, scratchDir } from '../helpers/prometheus.ts';
 

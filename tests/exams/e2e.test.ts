@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
 import { loadConfig } from '../../src/config/load.ts';
 import type { ExamReport } from '../../src/exams/report.ts';
-import { generateRules } from '../../src/metrics/rules.ts';
+import { generateRules } from '../../src/roles/rules.ts';
 import { startDemoRag } from '../../scripts/demo-rag/service.ts';
 import { inChromium } from '../helpers/chromium.ts';
 import { haveBinaries, promtool, scratchDir } from '../helpers/prometheus.ts';

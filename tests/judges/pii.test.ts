@@ -11,7 +11,7 @@ import { loadConfig } from '../../src/config/load.ts';
 import { redactionSection } from '../../src/config/sections/redaction.ts';
 import { piiCheck, piiCheckOf } from '../../src/judges/pii.ts';
 import { createInstruments } from '../../src/telemetry/instruments.ts';
-import { QualityMonitor } from '../../src/metrics/quality.ts';
+import { QualityMonitor } from '../../src/roles/quality.ts';
 import { instrumentsOptionsFromConfig } from '../../src/telemetry/instruments.ts';
 import { Scorer } from '../../src/scorer/scorer.ts';
 import { renderExamplesPage } from '../../src/server/examples-page.ts';

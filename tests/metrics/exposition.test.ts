@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/load.ts';
 import { createInstruments } from '../../src/telemetry/instruments.ts';
 import { openMetrics } from '../../src/metrics/openmetrics.ts';
-import { QualityMonitor } from '../../src/metrics/quality.ts';
+import { QualityMonitor } from '../../src/roles/quality.ts';
 import { instrumentsOptionsFromConfig } from '../../src/telemetry/instruments.ts';
 import { Scorer } from '../../src/scorer/scorer.ts';
 import type { SampledTriplet } from '../../src/triplet.ts';

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { decodeTraces } from '../../src/capture/otlp/decode.ts';
 import { loadConfig } from '../../src/config/load.ts';
 import { createInstruments } from '../../src/telemetry/instruments.ts';
-import { QualityMonitor } from '../../src/metrics/quality.ts';
+import { QualityMonitor } from '../../src/roles/quality.ts';
 import { instrumentsOptionsFromConfig } from '../../src/telemetry/instruments.ts';
 import { Pipeline } from '../../src/roles/pipeline.ts';
 import { probeTraceId } from '../../src/probes/trace-id.ts';

@@ -5,7 +5,7 @@
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/load.ts';
-import { generateRules } from '../../src/metrics/rules.ts';
+import { generateRules } from '../../src/roles/rules.ts';
 import { PROBE_ALERTS } from '../../src/probes/alerts.ts';
 import { haveBinaries, promtool, scratchDir } from '../helpers/prometheus.ts';
 

@@ -5,7 +5,8 @@
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/load.ts';
 import { createInstruments } from '../../src/telemetry/instruments.ts';
-import { QualityMonitor, configSummary } from '../../src/metrics/quality.ts';
+import { QualityMonitor } from '../../src/roles/quality.ts';
+import { configSummary } from '../../src/config/summary.ts';
 import { instrumentsOptionsFromConfig } from '../../src/telemetry/instruments.ts';
 import { Scorer } from '../../src/scorer/scorer.ts';
 import { createApiApp } from '../../src/server/api-app.ts';

@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { decodeStatus } from '../../src/capture/otlp/protobuf.ts';
 import type { CapturedSpan } from '../../src/capture/types.ts';
 import { createIngestApp, type IngestAppOptions, type IngestOutcome } from '../../src/server/ingest-app.ts';
-import { listen, type RunningServer } from '../../src/server/serve.ts';
+import { listen, type RunningServer } from '../../src/roles/serve.ts';
 import { TokenBucket } from '../../src/server/token-bucket.ts';
 import { post } from './ingest-client.ts';
 

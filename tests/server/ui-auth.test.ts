@@ -7,10 +7,10 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/load.ts';
 import { silentLogger } from '../../src/log.ts';
 import { createInstruments } from '../../src/telemetry/instruments.ts';
-import { QualityMonitor } from '../../src/metrics/quality.ts';
+import { QualityMonitor } from '../../src/roles/quality.ts';
 import { instrumentsOptionsFromConfig } from '../../src/telemetry/instruments.ts';
 import { createApiApp } from '../../src/server/api-app.ts';
-import { startHttpServers, type HttpServers } from '../../src/server/http-servers.ts';
+import { startHttpServers, type HttpServers } from '../../src/roles/http-servers.ts';
 import { isLoopback, type UiAuthOptions } from '../../src/server/ui-auth.ts';
 
 const TOKEN = 'a-very-secret-ui-token-123';

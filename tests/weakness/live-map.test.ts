@@ -7,7 +7,7 @@ import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/load.ts';
 import { createInstruments } from '../../src/telemetry/instruments.ts';
-import { QualityMonitor } from '../../src/metrics/quality.ts';
+import { QualityMonitor } from '../../src/roles/quality.ts';
 import { instrumentsOptionsFromConfig } from '../../src/telemetry/instruments.ts';
 import type { SampledTriplet, ScoreRecord } from '../../src/triplet.ts';
 import { LiveWeaknessMap } from '../../src/weakness/live-map.ts';

@@ -10,7 +10,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/load.ts';
 import { silentLogger } from '../../src/log.ts';
 import { createInstruments } from '../../src/telemetry/instruments.ts';
-import { QualityMonitor } from '../../src/metrics/quality.ts';
+import { QualityMonitor } from '../../src/roles/quality.ts';
 import { instrumentsOptionsFromConfig } from '../../src/telemetry/instruments.ts';
 import { openReviewStore } from '../../src/store/create.ts';
 import type { SampledTriplet, ScoreRecord } from '../../src/triplet.ts';

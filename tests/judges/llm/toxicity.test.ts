@@ -10,7 +10,7 @@ import { LlmJudge } from '../../../src/judges/llm/llm-judge.ts';
 import { TOXICITY_CATEGORIES, TOXICITY_RUBRIC } from '../../../src/judges/llm/steps.ts';
 import type { JudgeResult } from '../../../src/judges/types.ts';
 import { createInstruments } from '../../../src/telemetry/instruments.ts';
-import { QualityMonitor } from '../../../src/metrics/quality.ts';
+import { QualityMonitor } from '../../../src/roles/quality.ts';
 import { instrumentsOptionsFromConfig } from '../../../src/telemetry/instruments.ts';
 import { Scorer } from '../../../src/scorer/scorer.ts';
 import { renderExamplesPage } from '../../../src/server/examples-page.ts';

@@ -6,16 +6,15 @@
 import type { Registry } from 'prom-client';
 import type { RagwatchConfig } from '../config/schema.ts';
 import type { Logger } from '../log.ts';
-import type { QualityMonitor } from '../metrics/quality.ts';
-import { createApiApp, createMetricsApp, createUiApp } from './api-app.ts';
+import { createApiApp, createMetricsApp, createUiApp, type UiSources } from '../server/api-app.ts';
 import { listen, type RunningServer } from './serve.ts';
-import { uiAccess, type UiAuthOptions } from './ui-auth.ts';
+import { uiAccess, type UiAuthOptions } from '../server/ui-auth.ts';
 
 /** What {@link startHttpServers} serves. */
 export interface HttpServersOptions {
   registry: Registry;
   ready: () => boolean;
-  quality: QualityMonitor;
+  quality: UiSources;
   summary: () => Record<string, unknown>;
 }
 

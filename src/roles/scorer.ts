@@ -1,0 +1,63 @@
+/**
+ * `ragwatch scorer`: Kafka consumer group → judges → the consumers of score records (metrics and
+ * alerts, calibration, weakness map, review store), scores topic and DLQ. Serves /metrics, /healthz,
+ * /readyz and the UI. Scale by running more replicas (up to the triplets topic's partition count).
+ * @module
+ */
+import { configSummary } from '../config/summary.ts';
+import type { RagwatchConfig } from '../config/schema.ts';
+import { silentLogger, type Logger } from '../log.ts';
+import { openReviewStore } from '../store/create.ts';
+import { LabelBus } from '../store/label-bus.ts';
+import { createInstruments, instrumentsOptionsFromConfig } from '../telemetry/instruments.ts';
+import { createKafka } from '../transport/kafka-client.ts';
+import { TopicModelBus } from '../weakness/topic-bus.ts';
+import { startHttpServers, type HttpServers } from './http-servers.ts';
+import { Pipeline } from './pipeline.ts';
+import { QualityMonitor } from './quality.ts';
+
+/** A running `ragwatch scorer`. */
+export interface RunningScorer {
+  pipeline: Pipeline;
+  quality: QualityMonitor;
+  servers: HttpServers;
+  /** Finishes the current batch, commits, leaves the group, stops the consumers and servers. Idempotent. */
+  shutdown(): Promise<void>;
+}
+
+/** Starts the scorer role; the judge loads in the background (see `/readyz`). */
+export async function startScorer(config: RagwatchConfig, logger: Logger = silentLogger): Promise<RunningScorer> {
+  // Scores are made here in split mode: windowed means, alerts, diagnosis and examples live here too.
+  const instruments = createInstruments(instrumentsOptionsFromConfig(config));
+  const review = await openReviewStore(config, instruments.registry, logger);
+  // Every replica fits the same calibration: labels given on any replica travel on the labels topic.
+  const labelBus = review ? new LabelBus({ kafka: createKafka(config.transport.kafka, logger, '-labels'), section: config.transport.kafka, store: review, logger }) : undefined;
+  void labelBus?.start();
+  const quality = new QualityMonitor({ config, instruments, logger, ...(review ? { review } : {}) });
+  // Every replica uses the same topics: the earliest fit of each generation, shared on the topic-models topic.
+  const topicBus = quality.topics ? new TopicModelBus({ kafka: createKafka(config.transport.kafka, logger, '-topics'), section: config.transport.kafka, onModel: (m) => quality.topics?.offer(m), logger }) : undefined;
+  if (topicBus) quality.weakness.publish = (m) => topicBus.publish(m);
+  void topicBus?.start();
+  const pipeline = new Pipeline({ config, instruments, sinks: [quality], role: 'scorer', logger });
+  const servers = await startHttpServers(config.server, { registry: instruments.registry, ready: () => pipeline.ready, quality, summary: () => configSummary(config) }, logger);
+  logger.info({ metrics: `http://${config.server.host}:${servers.http.port}/metrics`, group: config.transport.kafka.groupId, judge: pipeline.judge.kind }, 'ragwatch scorer started');
+  pipeline.start().then(
+    () => logger.info({ judge: pipeline.judge.kind }, 'scorer consuming'),
+    (err: unknown) => logger.error({ err }, 'scorer failed to start'),
+  );
+  quality.start();
+  let stopping: Promise<void> | undefined;
+  return {
+    pipeline,
+    quality,
+    servers,
+    shutdown: () =>
+      (stopping ??= (async () => {
+        await pipeline.shutdown();
+        await labelBus?.shutdown();
+        await topicBus?.shutdown();
+        await quality.shutdown();
+        await servers.close();
+      })()),
+  };
+}
