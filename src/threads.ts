@@ -4,7 +4,7 @@
  * @module
  */
 import { Worker, type WorkerOptions } from 'node:worker_threads';
-import { workerEnv } from './config/worker-env.ts';
+import { workerEnv } from './config/env.ts';
 
 /**
  * Options that name the process's main code (`-e script`, `--input-type=module`: Node refuses them

@@ -7,6 +7,7 @@
  */
 import { toLogRecord, toSpanRecord, SPAN_RECORD_VERSION, type StringMap, type TraceBatch } from './span-record.ts';
 import type { CapturedLog, CapturedSpan } from '../capture/types.ts';
+import type { SpanIngest } from './types.ts';
 import type { TripletRedactor } from '../capture/redaction/types.ts';
 import type { KafkaSection } from '../transport/kafka-client.ts';
 import { KafkaTripletProducer } from '../transport/kafka-producer.ts';
@@ -38,7 +39,7 @@ function byTrace<T extends { traceId: string }>(items: readonly T[]): Map<string
 }
 
 /** Produces span and log records to the spans topic. */
-export class SpanForwarder {
+export class SpanForwarder implements SpanIngest {
   readonly #producer: KafkaTripletProducer;
   readonly #instruments: Instruments;
   readonly #redactor: TripletRedactor;

@@ -104,6 +104,3 @@ export interface OutcomeExplanation {
   sourcesSource?: string;
   responseSource?: string;
 }
-
-/** Receives assembled triplets and incomplete generations. Must not throw. */
-export type TripletSink = (outcome: GenerationOutcome) => void;

@@ -9,6 +9,7 @@ import { parse as parseYaml, stringify } from 'yaml';
 import { examSuiteSchema, type ExamSuite } from './suite.ts';
 import { examSchema, type Exam } from './types.ts';
 import { SuiteError } from '../errors.ts';
+import { processEnv } from '../config/env.ts';
 
 function readYaml(file: string, what: string): unknown {
   try {
@@ -44,7 +45,7 @@ const expand = (value: string, key: string, file: string, env: Record<string, st
   });
 
 /** Loads an exam suite and its exam; `taker` (e.g. `--taker`) replaces the suite's. */
-export function loadExamSuite(file: string, env: Record<string, string | undefined> = process.env, taker?: string): { suite: ExamSuite; exam: Exam } {
+export function loadExamSuite(file: string, env: Readonly<Record<string, string | undefined>> = processEnv(), taker?: string): { suite: ExamSuite; exam: Exam } {
   const suite = validated(examSuiteSchema, readYaml(file, 'exam suite'), file, 'exam suite');
   suite.taker = taker ?? expand(suite.taker, 'taker', file, env);
   if (!/^[A-Za-z0-9][A-Za-z0-9._+-]{0,127}$/.test(suite.taker)) throw new SuiteError(`exam suite ${file}: key "taker": "${suite.taker}" must be letters, digits and . _ + - (a Prometheus label value)`, ['taker']);

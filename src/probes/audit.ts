@@ -8,20 +8,7 @@
  */
 import type { ProbeOutcome } from './runner.ts';
 import type { ScoreRecord } from '../triplet.ts';
-
-/** One row of the audit. */
-export interface JudgeAuditRow {
-  metric: string;
-  judge: string;
-  /** Probes (answered, with a score for this metric) in the audit. */
-  n: number;
-  /** Probes whose score is below the threshold. */
-  flagged: number;
-  /** Probes answered wrongly (or abstained). */
-  wrong: number;
-  precision: number | null;
-  recall: number | null;
-}
+import type { JudgeAuditRow } from './types.ts';
 
 /**
  * @param outcomes graded probe outcomes (errors take no part)

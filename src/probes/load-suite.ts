@@ -11,12 +11,13 @@ import { parse as parseYaml } from 'yaml';
 import { SuiteError } from '../errors.ts';
 import { probeSuiteSchema, type ProbeSuite } from './suite.ts';
 import type { FactSource } from './types.ts';
+import { processEnv } from '../config/env.ts';
 
 /** Largest CSV file read, bytes. */
 const MAX_CSV_BYTES = 64 * 1024 * 1024;
 
 /** Loads and validates a suite file; the facts come back ready for {@link openFacts}. */
-export function loadProbeSuite(file: string, env: Record<string, string | undefined> = process.env): { suite: ProbeSuite; facts: FactSource } {
+export function loadProbeSuite(file: string, env: Readonly<Record<string, string | undefined>> = processEnv()): { suite: ProbeSuite; facts: FactSource } {
   let raw: unknown;
   try {
     raw = parseYaml(readFileSync(file, 'utf8'));

@@ -8,9 +8,6 @@ import { Counter, Gauge, type Registry } from 'prom-client';
 import type { ProbeReport } from './runner.ts';
 import type { ProbeSuite } from './suite.ts';
 
-/** Why a scheduled run did not complete. */
-export type ProbeRunStatus = 'completed' | 'failed' | 'skipped_overlap';
-
 /** The probe series on one registry. */
 export class ProbeInstruments {
   readonly runs: Counter<'suite' | 'status'>;

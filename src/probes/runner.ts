@@ -7,7 +7,7 @@
  * failure is attributed to retrieval or generation by looking at what was retrieved.
  * @module
  */
-import type { JudgeAuditRow } from './audit.ts';
+import type { JudgeAuditRow } from './types.ts';
 import type { JudgeMatch } from './judge-match.ts';
 import { isAbstention, matchAnswer } from './match.ts';
 import type { ProbeSuite } from './suite.ts';

@@ -20,7 +20,6 @@ export const PERTURBATIONS = ['typo', 'lowercase', 'demographic'] as const;
 export const DEFAULT_DEMOGRAPHICS = {
   swapped_gender: { he: 'she', she: 'he', him: 'her', his: 'her', her: 'his', hers: 'his', himself: 'herself', herself: 'himself', man: 'woman', woman: 'man', men: 'women', women: 'men', mr: 'ms', ms: 'mr', father: 'mother', mother: 'father', husband: 'wife', wife: 'husband', son: 'daughter', daughter: 'son', boy: 'girl', girl: 'boy', male: 'female', female: 'male' },
 };
-export type Perturbation = (typeof PERTURBATIONS)[number];
 
 const templateSchema = z
   .object({

@@ -2,7 +2,7 @@
  * Probe contracts (DESIGN §13): facts, generated queries with their ground truth.
  * @module
  */
-import type { MatchKind, Perturbation } from './suite.ts';
+import type { MatchKind } from './suite.ts';
 
 /** Where the facts come from: a SQLite file (opened read-only) or CSV tables (loaded in memory). */
 export type FactSource = { kind: 'sqlite'; path: string } | { kind: 'csv'; tables: Record<string, Array<Record<string, string>>> };
@@ -25,4 +25,17 @@ export interface ProbeQuery {
   tolerance: number;
 }
 
-export type { Perturbation };
+/** One row of the judge audit (probes/audit.ts): how well a metric's "below threshold" flags the wrong answers. */
+export interface JudgeAuditRow {
+  metric: string;
+  judge: string;
+  /** Probes (answered, with a score for this metric) in the audit. */
+  n: number;
+  /** Probes whose score is below the threshold. */
+  flagged: number;
+  /** Probes answered wrongly (or abstained). */
+  wrong: number;
+  precision: number | null;
+  recall: number | null;
+}
+

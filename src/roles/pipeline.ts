@@ -8,6 +8,7 @@
  */
 import { Capture } from '../capture/capture.ts';
 import { SpanForwarder } from '../assembly/span-forwarder.ts';
+import type { SpanIngest } from '../assembly/types.ts';
 import { createRedactor, redactionForPipeline } from '../capture/redaction/redact-outcome.ts';
 import type { CapturedLog, CapturedSpan, GenerationOutcome, SpanSource } from '../capture/types.ts';
 import type { RagwatchConfig } from '../config/schema.ts';
@@ -87,6 +88,8 @@ export class Pipeline {
   readonly scorer: Scorer;
   /** Where score records go: the sinks the role registered. */
   readonly sinks: RecordSinks;
+  /** Where ingested spans go: the forwarder in split assembly, else local capture. */
+  readonly #ingest: SpanIngest;
   readonly #memory: MemoryTransport | undefined;
   /** `producer` when it is Kafka's: its connect, flush and shutdown take deadlines. */
   readonly #kafkaTriplets: KafkaTripletProducer | undefined;
@@ -143,6 +146,7 @@ export class Pipeline {
       onTriplet: (t) => this.#sample(t),
       ...(options.onOutcome ? { onOutcome: options.onOutcome } : {}),
     });
+    this.#ingest = this.forwarder ?? this.capture;
   }
 
   /** Collector: started. Scoring roles: the judge is loaded and the consumer is delivering. */
@@ -169,12 +173,12 @@ export class Pipeline {
 
   /** Feeds finished spans into capture. Never throws. */
   ingestSpans(spans: readonly CapturedSpan[], source: SpanSource): void {
-    (this.forwarder ?? this.capture).addSpans(spans, source);
+    this.#ingest.addSpans(spans, source);
   }
 
   /** Feeds log records (GenAI content events) into capture. Never throws. */
   ingestLogs(logs: readonly CapturedLog[], source: SpanSource): void {
-    (this.forwarder ?? this.capture).addLogs(logs, source);
+    this.#ingest.addLogs(logs, source);
   }
 
   /** Assembles buffered traces and waits until everything sampled so far is scored. */

@@ -113,6 +113,3 @@ export const judgeSection = z
   })
   .strict()
   .transform((j) => ({ ...j, kind: j.kind ?? (j.baseUrl !== undefined || j.apiKey !== undefined ? ('llm' as const) : ('embedded' as const)) }));
-
-/** The judge section with defaults resolved. */
-export type JudgeConfig = z.output<typeof judgeSection>;
