@@ -11,6 +11,7 @@
  * @module
  */
 import { str } from './attributes.ts';
+import { RecentTraces } from './recent-traces.ts';
 import type { CapturedLog, CapturedSpan } from './types.ts';
 
 /** Resolved assembler bounds (all required except the join options). */
@@ -43,15 +44,6 @@ interface Pending {
   seeded: number;
 }
 
-/** An assembled group kept so that late spans of its traces can still join it. */
-interface Recent {
-  spans: CapturedSpan[];
-  logs: CapturedLog[];
-  expiresMs: number;
-  /** Identifies this entry in the eviction order (#recentOrder). */
-  seq: number;
-}
-
 /** Receives an assembled group; spans whose ids are in `contextOnly` were already assembled before. */
 export type TraceHandler = (spans: CapturedSpan[], logs: CapturedLog[], contextOnly: ReadonlySet<string>) => void;
 
@@ -63,19 +55,9 @@ export class TraceAssembler {
   /** trace id → group key, for traces that joined another group. */
   readonly #alias = new Map<string, string>();
   /** trace id → its last assembled group (bounded by maxTraces, kept traceMaxAgeMs). */
-  readonly #recent = new Map<string, Recent>();
-  /**
-   * #recent's entries in insertion order, oldest from #recentHead; an entry is stale once #recent
-   * no longer maps its trace id to its group. Finding the oldest entry by iterating the Map would
-   * step over every entry deleted since the Map last compacted itself, on every eviction.
-   */
-  #recentOrder: Array<[traceId: string, seq: number]> = [];
-  #recentHead = 0;
-  #recentSeq = 0;
+  readonly #recent = new RecentTraces();
   /** Spans + logs held in #groups (including context seeded from #recent). */
   #bufferedItems = 0;
-  /** Spans + logs held in #recent (an entry shared by several trace ids counts once per id: an upper bound). */
-  #recentItems = 0;
   readonly #onTrace: TraceHandler;
   readonly #onDrop: (reason: AssemblerDropReason) => void;
   readonly #onLate: (() => void) | undefined;
@@ -120,7 +102,6 @@ export class TraceAssembler {
       // A trace reassembled over and over stops carrying context at twice the per-trace bound.
       if (recent && recent.expiresMs > nowMs && recent.spans.length + recent.logs.length < 2 * this.#options.maxSpansPerTrace) {
         this.#recent.delete(traceId);
-        this.#recentItems -= recent.spans.length + recent.logs.length;
         this.#bufferedItems += recent.spans.length + recent.logs.length;
         pending.spans.push(...recent.spans);
         pending.logs.push(...recent.logs);
@@ -224,44 +205,10 @@ export class TraceAssembler {
   #overBudget(): boolean {
     const max = this.#options.maxBufferedSpans;
     if (max === undefined) return false;
-    while (this.#bufferedItems + this.#recentItems >= max && this.#recent.size > 0) this.#evictOldestRecent();
+    while (this.#bufferedItems + this.#recent.items >= max) if (!this.#recent.evictOldest()) break;
     if (this.#bufferedItems < max) return false;
     this.#onDrop('max_buffered_spans');
     return true;
-  }
-
-  #evictOldestRecent(): void {
-    const oldest = this.#oldestRecent();
-    if (oldest) this.#deleteOldestRecent(oldest);
-  }
-
-  /** The oldest live entry of #recent (stale order entries are dropped on the way). */
-  #oldestRecent(): [string, Recent] | undefined {
-    const order = this.#recentOrder;
-    while (this.#recentHead < order.length) {
-      const [traceId, seq] = order[this.#recentHead]!;
-      const recent = this.#recent.get(traceId);
-      if (recent?.seq === seq) return [traceId, recent];
-      this.#recentHead++;
-    }
-    return undefined;
-  }
-
-  #deleteOldestRecent([traceId, recent]: [string, Recent]): void {
-    this.#recent.delete(traceId);
-    this.#recentItems -= recent.spans.length + recent.logs.length;
-    this.#recentHead++;
-    // Drop the consumed prefix once it is half the array (amortised O(1) per entry).
-    if (this.#recentHead > 1024 && this.#recentHead * 2 > this.#recentOrder.length) {
-      this.#recentOrder = this.#recentOrder.slice(this.#recentHead);
-      this.#recentHead = 0;
-    }
-  }
-
-  #setRecent(traceId: string, recent: Omit<Recent, 'seq'>): void {
-    const seq = ++this.#recentSeq;
-    this.#recent.set(traceId, { ...recent, seq });
-    this.#recentOrder.push([traceId, seq]);
   }
 
   /** Removes a group from the buffer with its aliases; returns the spans and logs it held. */
@@ -273,32 +220,16 @@ export class TraceAssembler {
     return items;
   }
 
-  /** Keeps `recent` as the context of each of `traceIds` for late spans, evicting beyond the trace bound. */
-  #keep(traceIds: ReadonlySet<string>, recent: Omit<Recent, 'seq'>): void {
-    const items = recent.spans.length + recent.logs.length;
-    for (const t of traceIds) {
-      const old = this.#recent.get(t);
-      if (old) {
-        this.#recent.delete(t);
-        this.#recentItems -= old.spans.length + old.logs.length;
-      }
-      this.#setRecent(t, recent);
-      this.#recentItems += items;
-    }
-    // Oldest first (Map order): evict beyond the trace bound.
-    while (this.#recent.size > this.#options.maxTraces) this.#evictOldestRecent();
-  }
-
   #emit(key: string, pending: Pending, nowMs: number): void {
     this.#take(key, pending);
-    this.#keep(pending.traceIds, { spans: pending.spans, logs: pending.logs, expiresMs: nowMs + this.#options.traceMaxAgeMs });
+    this.#recent.keep(pending.traceIds, { spans: pending.spans, logs: pending.logs, expiresMs: nowMs + this.#options.traceMaxAgeMs }, this.#options.maxTraces);
     this.#onTrace(pending.spans, pending.logs, pending.context ?? NO_CONTEXT);
   }
 
   /** Assembles every group that is idle or too old at `nowMs`. */
   sweep(nowMs: number = Date.now()): void {
     const { traceIdleMs, traceMaxAgeMs } = this.#options;
-    for (let oldest = this.#oldestRecent(); oldest && oldest[1].expiresMs <= nowMs; oldest = this.#oldestRecent()) this.#deleteOldestRecent(oldest);
+    this.#recent.expire(nowMs);
     for (const [key, pending] of [...this.#groups]) {
       if (nowMs - pending.lastMs >= traceIdleMs || nowMs - pending.firstMs >= traceMaxAgeMs) this.#emit(key, pending, nowMs);
     }
@@ -323,7 +254,7 @@ export class TraceAssembler {
       if (!pending) continue;
       released += this.#take(key, pending) - pending.seeded;
       const context = pending.context;
-      if (context) this.#keep(pending.traceIds, { spans: pending.spans.filter((sp) => context.has(sp.spanId)), logs: pending.logs.filter((l) => l.spanId !== undefined && context.has(l.spanId)), expiresMs: nowMs + this.#options.traceMaxAgeMs });
+      if (context) this.#recent.keep(pending.traceIds, { spans: pending.spans.filter((sp) => context.has(sp.spanId)), logs: pending.logs.filter((l) => l.spanId !== undefined && context.has(l.spanId)), expiresMs: nowMs + this.#options.traceMaxAgeMs }, this.#options.maxTraces);
     }
     return released;
   }
@@ -331,8 +262,5 @@ export class TraceAssembler {
   /** Forgets assembled traces kept for late spans (shutdown). */
   clearRecent(): void {
     this.#recent.clear();
-    this.#recentOrder = [];
-    this.#recentHead = 0;
-    this.#recentItems = 0;
   }
 }

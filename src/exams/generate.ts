@@ -12,7 +12,7 @@ import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { extname, join, relative } from 'node:path';
 import type { LlmClient } from '../judges/llm/client.ts';
-import { runStep } from '../judges/llm/steps.ts';
+import { runStep } from '../judges/llm/step.ts';
 import { bloomCategories, normalizeText, questionWord } from './classify.ts';
 import { closedBookStep, examQuestionStep, type DraftQuestion } from './steps.ts';
 import { LETTERS, type Exam, type ExamItem } from './types.ts';

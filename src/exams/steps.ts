@@ -7,7 +7,7 @@
  */
 import { z } from 'zod';
 import { newBoundary, wrapUntrusted } from '../judges/llm/prompts.ts';
-import { parseWith, stepMessages, toJsonSchema, type Step } from '../judges/llm/steps.ts';
+import { parseWith, stepMessages, toJsonSchema, type Step } from '../judges/llm/step.ts';
 import { LETTERS } from './types.ts';
 
 /** A generated question before filtering. */

@@ -7,7 +7,8 @@
  */
 import type { RagwatchConfig } from '../config/schema.ts';
 import { LlmClient } from '../judges/llm/client.ts';
-import { runStep, sameAnswerStep } from '../judges/llm/steps.ts';
+import { sameAnswerStep } from '../judges/llm/steps.ts';
+import { runStep } from '../judges/llm/step.ts';
 import { SuiteError } from '../errors.ts';
 import type { ProbeSuite } from './suite.ts';
 import type { ProbeQuery } from './types.ts';

@@ -16,7 +16,8 @@ import { scoreSelfDistinctness } from '../self-distinctness.ts';
 import { splitSentences } from '../sentences.ts';
 import type { Judge, JudgeResult, JudgeScores, SentenceEmbedder } from '../types.ts';
 import { LlmClient, type LlmClientOptions } from './client.ts';
-import { PROMPT_VERSION, decomposeStep, responseMatchStep, runStep, sourceMatchStep, type Step, type StepOutcome } from './steps.ts';
+import { PROMPT_VERSION, decomposeStep, responseMatchStep, sourceMatchStep } from './steps.ts';
+import { runStep, type Step, type StepOutcome } from './step.ts';
 
 /** Options of {@link LlmJudge}; all optional. Client options are passed to {@link LlmClient}. */
 export interface LlmJudgeOptions extends LlmClientOptions {

@@ -10,86 +10,14 @@
  */
 import { z } from 'zod';
 import type { SupportVerdict } from '../aggregate.ts';
-import { RagwatchError } from '../../errors.ts';
-import type { Usage } from '../../triplet.ts';
-import type { JudgeFailure } from '../types.ts';
-import type { ChatMessage, LlmClient } from './client.ts';
-import { newBoundary, repairMessage, systemPrompt, tailReminder, wrapUntrusted, type Boundary } from './prompts.ts';
+import { newBoundary, wrapUntrusted } from './prompts.ts';
+import { checkIds, idEnum, parseWith, stepMessages, toJsonSchema, type Step } from './step.ts';
 
 /** Version of the prompts; part of every cache key, bump when a prompt changes meaning. */
 export const PROMPT_VERSION = 'v2';
 
 /** Most items accepted in one list (bounds cost and output size). */
 const MAX_ITEMS = 128;
-
-/** A prepared call: messages, schema, and the validator that turns raw content into typed output. */
-export interface Step<T> {
-  name: string;
-  boundary: Boundary;
-  messages: ChatMessage[];
-  jsonSchema: Record<string, unknown>;
-  /** Restated output contract (also used in the repair message). */
-  contract: string;
-  /** Parses and validates raw content; a string is the problem found. */
-  parse(content: string): { ok: true; value: T } | { ok: false; problem: string };
-}
-
-// Keywords strict structured output does not accept; zod still enforces them on the answer.
-const UNPORTABLE = new Set(['$schema', 'minLength', 'maxLength']);
-
-function portable(node: unknown): unknown {
-  if (Array.isArray(node)) return node.map(portable);
-  if (typeof node !== 'object' || node === null) return node;
-  return Object.fromEntries(Object.entries(node).filter(([k]) => !UNPORTABLE.has(k)).map(([k, v]) => [k, portable(v)]));
-}
-
-/** The JSON schema of `schema` without the keywords strict structured output refuses. */
-export function toJsonSchema(schema: z.ZodType): Record<string, unknown> {
-  return portable(z.toJSONSchema(schema)) as Record<string, unknown>;
-}
-
-function idEnum(ids: readonly string[]): z.ZodType<string> {
-  return ids.length > 0 ? z.enum(ids as [string, ...string[]]) : z.string();
-}
-
-/** Checks that `got` holds every expected id exactly once (the count check). */
-export function checkIds(what: string, expected: readonly string[], got: readonly string[]): string | undefined {
-  if (got.length !== expected.length) return `expected ${expected.length} ${what} (ids ${expected.join(', ') || 'none'}), got ${got.length}`;
-  const seen = new Set<string>();
-  for (const id of got) {
-    if (!expected.includes(id)) return `unknown ${what} id "${id}"`;
-    if (seen.has(id)) return `duplicate ${what} id "${id}"`;
-    seen.add(id);
-  }
-  return undefined;
-}
-
-/** Parses a whole-message JSON answer against `schema`, then `check`; a string is the problem found. */
-export function parseWith<T>(schema: z.ZodType<T>, content: string, check: (v: T) => string | undefined): { ok: true; value: T } | { ok: false; problem: string } {
-  // Only a whole-message JSON object is accepted (optionally fenced); JSON is never fished out of prose.
-  const text = content.trim().replace(/^```(?:json)?\s*\n([\s\S]*)\n```$/u, '$1');
-  let data: unknown;
-  try {
-    data = JSON.parse(text);
-  } catch {
-    return { ok: false, problem: 'the answer is not a JSON object' };
-  }
-  const parsed = schema.safeParse(data);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    return { ok: false, problem: `the JSON does not match the schema at "${issue?.path.join('.') ?? ''}": ${issue?.message ?? 'invalid'}` };
-  }
-  const problem = check(parsed.data);
-  return problem ? { ok: false, problem } : { ok: true, value: parsed.data };
-}
-
-/** The system prompt and the user message of a step: task, untrusted data, tail reminder. */
-export function stepMessages(boundary: Boundary, task: string, data: string[], contract: string): ChatMessage[] {
-  return [
-    { role: 'system', content: systemPrompt(boundary) },
-    { role: 'user', content: [`TASK: ${task}`, '', ...data, '', tailReminder(boundary, task, contract)].join('\n') },
-  ];
-}
 
 /** Output of the decompose call. */
 export interface DecomposeOutput {
@@ -265,26 +193,6 @@ export function sourceMatchStep(
       };
     },
   };
-}
-
-/** What a step yields: its validated output, or why the call failed. */
-export type StepOutcome<T> = { ok: true; value: T } | JudgeFailure;
-
-/** Runs one step: a call, validation, at most one repair call; a second invalid answer is a failure. Usage is added to `usage`. */
-export async function runStep<T>(client: LlmClient, step: Step<T>, usage: Usage, signal?: AbortSignal): Promise<StepOutcome<T>> {
-  let messages = step.messages;
-  for (let attempt = 0; attempt < 2; attempt++) {
-    const res = await client.complete({ messages, schemaName: `ragwatch_${step.name}`, jsonSchema: step.jsonSchema }, signal);
-    if (!res.ok) return res;
-    usage.calls++;
-    usage.inputTokens += res.inputTokens;
-    usage.outputTokens += res.outputTokens;
-    const parsed = step.parse(res.content);
-    if (parsed.ok) return parsed;
-    if (attempt === 1) return { ok: false, retriable: false, error: new RagwatchError('RAGWATCH_JUDGE_MALFORMED', `judge answer to ${step.name} invalid after one repair: ${parsed.problem}`) };
-    messages = [...step.messages, { role: 'assistant', content: res.content.slice(0, 8000) }, { role: 'user', content: repairMessage(step.boundary, parsed.problem, step.contract) }];
-  }
-  throw new Error('unreachable');
 }
 
 /**
