@@ -17,7 +17,7 @@ describe('KafkaTripletProducer in a host that ends', () => {
     writeFileSync(
       file,
       `const { defaultConfig } = await import(${src('config/load.ts')});
-const { createInstruments } = await import(${src('metrics/instruments.ts')});
+const { createInstruments } = await import(${src('telemetry/instruments.ts')});
 const { KafkaTripletProducer } = await import(${src('transport/kafka-producer.ts')});
 const base = defaultConfig().transport.kafka;
 const section = { ...base, brokers: ['127.0.0.1:1'], connectionTimeoutMs: 200 };
