@@ -6,6 +6,8 @@
  * @module
  */
 import { CalibrationMonitor } from '../calibration/monitor.ts';
+import { ChangeMonitor, type ChangeSeriesStatus } from '../change/monitor.ts';
+import { changeRulesFromConfig } from '../change/rules.ts';
 import { loadCalibrationFile } from '../calibration/load-file.ts';
 import { Refitter } from '../calibration/refit.ts';
 import type { RagwatchConfig } from '../config/schema.ts';
@@ -14,6 +16,7 @@ import type { Logger } from '../log.ts';
 import type { AlertEvaluator, MetricAlertRule } from '../metrics/evaluator.ts';
 import type { ExamplesBuffer } from '../metrics/examples.ts';
 import type { AlertNotifier } from '../metrics/notifier.ts';
+import { examplesBaseUrl } from '../metrics/rules.ts';
 import { ScoreMetrics, retentionMs, type QualityStatus } from '../metrics/score-metrics.ts';
 import type { ScoreWindows } from '../metrics/score-windows.ts';
 import { RecordSinks, type RecordSink } from '../scorer/record-sinks.ts';
@@ -23,6 +26,9 @@ import type { Instruments } from '../telemetry/instruments.ts';
 import type { SampledTriplet, ScoreRecord } from '../triplet.ts';
 import type { LiveTopics } from '../weakness/live-topics.ts';
 import { WeaknessMonitor, type WeaknessView } from '../weakness/monitor.ts';
+
+/** What `/api/status` reports about quality: the metrics consumer's, and each change-alert series. */
+export type QualityStatusWithChange = QualityStatus & { change: ChangeSeriesStatus[] };
 
 export type { QualityStatus };
 
@@ -48,6 +54,8 @@ export class QualityMonitor implements RecordSink {
   readonly calibration: CalibrationMonitor | undefined;
   /** The live weakness map (question types, topics, cells and flags). */
   readonly weakness: WeaknessMonitor;
+  /** Change alerts against each series' own baseline (alerts.change). */
+  readonly change: ChangeMonitor;
   /** Refits the calibration from the review store's labels; absent without a store. */
   readonly refitter: Refitter | undefined;
   /** The review store, when open. */
@@ -79,8 +87,20 @@ export class QualityMonitor implements RecordSink {
       review && calibration
         ? new Refitter({ store: review, monitor: calibration, labelMetrics: cal.labelMetrics, thresholds: this.scores.thresholds(), alpha: cal.alpha, minLabels: cal.minLabels, intervalMs: cal.refitIntervalMs, minNewLabels: cal.refitMinNewLabels, ...logger })
         : undefined;
+    const change = changeRulesFromConfig(config.alerts);
+    this.change = new ChangeMonitor({
+      ...change,
+      registry: instruments.registry,
+      notifier: this.scores.notifier,
+      serviceOf: (record) => this.scores.serviceOf(record),
+      intervalMs: config.alerts.evaluationIntervalMs,
+      examplesUrl: examplesBaseUrl(config),
+      ...(review ? { store: review } : {}),
+      ...now,
+      ...logger,
+    });
     // One line per consumer: the next capability registers here, in its own room's sink.
-    this.#sinks = new RecordSinks([this.scores, this.weakness]);
+    this.#sinks = new RecordSinks([this.scores, this.weakness, this.change]);
     if (calibration) this.#sinks.add({ onRecord: (record) => calibration.observe(record, this.scores.serviceOf(record)) });
     if (review) {
       const undecided = (metric: string, judge: string, score: number) => calibration?.setOf(metric, judge, score) === 'both';
@@ -126,6 +146,7 @@ export class QualityMonitor implements RecordSink {
   /** Starts the periodic evaluator (when `alerts.evaluate` is on), the refits and the topic batches. */
   start(): void {
     this.scores.start();
+    if (this.#config.alerts.evaluate) this.change.start();
     this.refitter?.start();
     this.weakness.start();
   }
@@ -145,15 +166,16 @@ export class QualityMonitor implements RecordSink {
     return this.weakness.view(this.scores.thresholds());
   }
 
-  /** Current means, alerts and diagnosis. */
-  status(): QualityStatus {
-    return this.scores.status();
+  /** Current means, alerts, diagnosis and the change-alert series (`no_baseline`, `ok`, `firing`). */
+  status(): QualityStatusWithChange {
+    return { ...this.scores.status(), change: this.change.status() };
   }
 
   /** Stops the evaluator, flushes notifications and closes the review store. Idempotent. */
   shutdown(): Promise<void> {
     return (this.#shutdown ??= (async () => {
       await this.scores.shutdown();
+      await this.change.shutdown();
       await this.refitter?.shutdown();
       await this.weakness.shutdown();
       await this.review?.shutdown();

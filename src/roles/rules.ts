@@ -4,6 +4,7 @@
  * consumer of score records imports another to list its rules.
  * @module
  */
+import { changeRuleGroups } from '../change/rules.ts';
 import type { RagwatchConfig } from '../config/schema.ts';
 import { examRuleGroup } from '../exams/rules.ts';
 import { examplesBaseUrl, qualityRuleGroups, type RuleGroup } from '../metrics/rules.ts';
@@ -14,5 +15,5 @@ export function generateRules(config: RagwatchConfig): { groups: RuleGroup[] } {
   const { ruleInterval } = config.alerts;
   const examples = examplesBaseUrl(config);
   // Suite thresholds are series, so the probe and exam rules are the same for every config (and inert without a prober).
-  return { groups: [...qualityRuleGroups(config), probeRuleGroup(ruleInterval, examples), examRuleGroup(ruleInterval, examples)] };
+  return { groups: [...qualityRuleGroups(config), ...changeRuleGroups(config, examples), probeRuleGroup(ruleInterval, examples), examRuleGroup(ruleInterval, examples)] };
 }

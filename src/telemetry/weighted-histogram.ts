@@ -26,6 +26,8 @@ interface Series {
   count: number;
   /** Unweighted number of observations (judged samples), for minimum-sample guards. */
   samples: number;
+  /** Sum of the squared weights: with `count` it gives the effective sample size (Σw)² / Σw². */
+  weightSquares: number;
 }
 
 /** Options of {@link WeightedHistogram}. */
@@ -42,22 +44,28 @@ export interface WeightedHistogramOptions {
   samplesName?: string;
   /** Help text of the samples counter. */
   samplesHelp?: string;
+  /** When set, also exposes a counter of the sum of squared weights under this name (the effective sample size of weighted tests). */
+  weightSquaresName?: string;
+  /** Help text of the squared-weights counter. */
+  weightSquaresHelp?: string;
 }
 
-/** The unweighted observation counter of a {@link WeightedHistogram}, as its own registry metric. */
-class SamplesCounter {
+/** A per-series counter of a {@link WeightedHistogram} (unweighted samples, squared weights), as its own registry metric. */
+class SeriesCounter {
   readonly type = 'counter';
   readonly aggregator = 'sum';
   readonly name: string;
   readonly help: string;
   readonly labelNames: readonly string[];
   readonly #series: ReadonlyMap<string, Series>;
+  readonly #value: (s: Series) => number;
 
-  constructor(name: string, help: string, labelNames: readonly string[], series: ReadonlyMap<string, Series>) {
+  constructor(name: string, help: string, labelNames: readonly string[], series: ReadonlyMap<string, Series>, value: (s: Series) => number) {
     this.name = name;
     this.help = help;
     this.labelNames = labelNames;
     this.#series = series;
+    this.#value = value;
   }
 
   reset(): void {
@@ -65,7 +73,7 @@ class SamplesCounter {
   }
 
   get() {
-    const values = [...this.#series.values()].map((s) => ({ labels: s.labels, value: s.samples }));
+    const values = [...this.#series.values()].map((s) => ({ labels: s.labels, value: this.#value(s) }));
     return { name: this.name, help: this.help, type: this.type, values, aggregator: this.aggregator };
   }
 }
@@ -86,12 +94,13 @@ export class WeightedHistogram {
     this.labelNames = options.labelNames;
     this.#bounds = [...options.buckets].sort((a, b) => a - b);
     this.#labelBounds = options.labelBounds ?? {};
-    const samples = options.samplesName
-      ? new SamplesCounter(options.samplesName, options.samplesHelp ?? `Unweighted observations of ${this.name}.`, this.labelNames, this.#series)
-      : undefined;
+    const counters = [
+      ...(options.samplesName ? [new SeriesCounter(options.samplesName, options.samplesHelp ?? `Unweighted observations of ${this.name}.`, this.labelNames, this.#series, (s) => s.samples)] : []),
+      ...(options.weightSquaresName ? [new SeriesCounter(options.weightSquaresName, options.weightSquaresHelp ?? `Sum of the squared weights of ${this.name}.`, this.labelNames, this.#series, (s) => s.weightSquares)] : []),
+    ];
     for (const r of options.registers ?? []) {
       r.registerMetric(this as unknown as Metric);
-      if (samples) r.registerMetric(samples as unknown as Metric);
+      for (const c of counters) r.registerMetric(c as unknown as Metric);
     }
   }
 
@@ -110,7 +119,7 @@ export class WeightedHistogram {
     const key = this.labelNames.map((n) => picked[n]).join('\u0000');
     let s = this.#series.get(key);
     if (!s) {
-      s = { labels: picked, buckets: this.#bounds.map(() => 0), exemplars: this.#bounds.map(() => undefined), sum: 0, count: 0, samples: 0 };
+      s = { labels: picked, buckets: this.#bounds.map(() => 0), exemplars: this.#bounds.map(() => undefined), sum: 0, count: 0, samples: 0, weightSquares: 0 };
       this.#series.set(key, s);
     }
     return s;
@@ -131,6 +140,7 @@ export class WeightedHistogram {
     s.sum += value * weight;
     s.count += weight;
     s.samples += 1;
+    s.weightSquares += weight * weight;
     const i = this.#bounds.findIndex((b) => value <= b);
     if (i >= 0) {
       s.buckets[i]! += weight;

@@ -85,8 +85,8 @@ describe('exposition', () => {
     // Per question type: bounded by metrics × judges × the 11 types, whatever the services and routes.
     expect(all.filter((l) => l.startsWith('ragwatch_score_by_query_type_')).length).toBeLessThanOrEqual(metrics * 1 * 11);
     const bucketsPerGroup = instruments.score.get().values.filter((v) => v.metricName.endsWith('_bucket')).length / instruments.score.seriesCount;
-    // histogram (buckets + _sum + _count) + samples counter + mean gauge + window-samples gauge
-    expect(scoreFamilies.length).toBeLessThanOrEqual(groups * (bucketsPerGroup + 2 + 3));
+    // histogram (buckets + _sum + _count) + samples counter + weight-squares counter + mean gauge + window-samples gauge
+    expect(scoreFamilies.length).toBeLessThanOrEqual(groups * (bucketsPerGroup + 2 + 4));
     expect(all.length).toBe(afterFirst);
     expect(text.length).toBeLessThan(firstBytes * 1.2);
     expect(text).not.toMatch(/route-|trace-0|svc-(?:[5-9]|[1-4]\d)"/);

@@ -30,6 +30,35 @@ export const metricAlertSchema = z
      * person calls the answer good (needs a calibration, docs/calibration.md); `threshold` is then that probability.
      */
     on: z.enum(['raw', 'calibrated']).default('raw'),
+    /**
+     * Change alert on this metric (`alerts.change`): the share of answers scoring at or below `threshold`
+     * against the series' own baseline. Unset = on for `severity: page`, off otherwise.
+     */
+    change: z.boolean().optional(),
+  })
+  .strict();
+
+/** Change alerts: a recent window significantly and materially worse than the same series' own baseline (docs/alerts.md). */
+const changeSchema = z
+  .object({
+    /** Long recent window (meaning): the drop must hold over it. Default `30m`. */
+    window: promDuration.default('30m'),
+    /** Short recent window (freshness, fast reset): the drop must also hold over it. Default `5m`. */
+    shortWindow: promDuration.default('5m'),
+    /** Trailing baseline, ending where the long window starts. Default `1d`. */
+    baseline: promDuration.default('1d'),
+    /** Judged answers the baseline needs before the series may fire ("no baseline yet" until then). Default 1000 (2 h at 0.2/s). */
+    minBaselineSamples: z.number().int().positive().default(1_000),
+    /** Judged answers the long window needs. Default 20. */
+    minSamples: z.number().int().positive().default(20),
+    /** One-sided z of the two-proportion test, on both windows (about 3·10⁻⁵ per evaluation at 4). Default 4. */
+    z: z.number().positive().default(4),
+    /** Material: the recent share of flagged answers at least this many times the baseline's. Default 2. */
+    minRatio: z.number().min(1).default(2),
+    /** Material: … and at least this much higher (a share, 0.05 = 5 points). Default 0.05. */
+    minIncrease: z.number().min(0).max(1).default(0.05),
+    /** `severity` label of change alerts. Default `page`. */
+    severity: z.string().regex(/^[a-z][a-z0-9_]*$/).default('page'),
   })
   .strict();
 
@@ -78,6 +107,8 @@ export const alertsSection = z
     metrics: z
       .partialRecord(z.enum(METRIC_NAMES as unknown as [MetricName, ...MetricName[]]), metricAlertSchema)
       .prefault(() => structuredClone(DEFAULT_ALERT_METRICS)),
+    /** Change alerts against each series' own baseline (on for page-severity metrics unless a metric says `change: false`). */
+    change: changeSchema.prefault({}),
     /** Default `keep_firing_for:`; `"0s"` omits the field (Prometheus < 2.42 rejects it). Default `5m`. */
     keepFiringFor: z.union([promDuration, z.literal('0s')]).default('5m'),
     /** Evaluation interval of the generated rule groups. Default `30s`. */

@@ -1,0 +1,256 @@
+/**
+ * Change alerts in process (docs/alerts.md): a sink of the scorer that keeps, per metric × judge ×
+ * service, the flagged counts of production answers in per-minute snapshots (bounded: the baseline
+ * and long window, whatever the traffic), and at each evaluation tests the long and the short recent
+ * windows against the trailing baseline. Same semantics as the generated rules (`change/rules.ts`).
+ * Drives `ragwatch_change_alert_active` and `ragwatch_change_baseline_ready`, notifies, and saves its
+ * snapshots in the embedded store so a restart does not blind it.
+ * @module
+ */
+import { Gauge, type Registry } from 'prom-client';
+import type { Logger } from '../log.ts';
+import type { AlertNotice, AlertNotifier } from '../metrics/notifier.ts';
+import type { RecordSink } from '../scorer/record-sinks.ts';
+import type { SampledTriplet, ScoreRecord } from '../triplet.ts';
+import { FlagSeries, MINUTE_MS, type FlagSeriesState } from './flag-series.ts';
+import { changeAlertName } from './rules.ts';
+import { changeVerdict } from './statistic.ts';
+import type { ChangeRule, ChangeSettings, ChangeVerdict } from './types.ts';
+
+/** Where the snapshots are saved (the review store's named models). */
+export interface ChangeStateStore {
+  saveModel(name: string, body: unknown): void;
+  model<T>(name: string): T | undefined;
+}
+
+/** Options of {@link ChangeMonitor}; `rules` and `settings` are required. */
+export interface ChangeMonitorOptions {
+  rules: readonly ChangeRule[];
+  settings: ChangeSettings;
+  registry?: Registry;
+  notifier?: AlertNotifier;
+  /** The bounded `service` label of a record (the metrics consumer's). Default: the record's service. */
+  serviceOf?: (record: ScoreRecord) => string;
+  /** Clock, milliseconds since the epoch. Default `Date.now`. */
+  now?: () => number;
+  /** Evaluation interval of the timer, milliseconds. Default 15000. */
+  intervalMs?: number;
+  /** Saves and restores the snapshots. */
+  store?: ChangeStateStore;
+  /** Saves at most this often, milliseconds. Default 300000. */
+  saveIntervalMs?: number;
+  /** Base URL of the examples page (annotations). */
+  examplesUrl?: string;
+  logger?: Logger;
+}
+
+/** One series' state as `/api/status` shows it. */
+export interface ChangeSeriesStatus {
+  metric: string;
+  judge: string;
+  service: string;
+  state: 'no_baseline' | 'ok' | 'firing';
+  baseline: number | null;
+  baselineSamples: number;
+  recent: number | null;
+  recentSamples: number;
+  z: number | null;
+  firingSinceMs?: number;
+}
+
+interface Entry {
+  metric: string;
+  judge: string;
+  service: string;
+  series: FlagSeries;
+  verdict?: ChangeVerdict;
+  firingSinceMs?: number;
+  lastTrueMs?: number;
+}
+
+/** Name of the saved snapshots in the store. */
+const STATE_MODEL = 'change-alerts';
+const SEP = '\u0000';
+
+export class ChangeMonitor implements RecordSink {
+  readonly #o: ChangeMonitorOptions;
+  readonly #s: ChangeSettings;
+  readonly #cuts: ReadonlyMap<string, number>;
+  readonly #series = new Map<string, Entry>();
+  readonly #now: () => number;
+  readonly #active: Gauge<'metric' | 'severity'> | undefined;
+  readonly #ready: Gauge<'metric' | 'judge' | 'service'> | undefined;
+  #timer: NodeJS.Timeout | undefined;
+  #lastSaveMs = 0;
+  #shutdown: Promise<void> | undefined;
+
+  constructor(options: ChangeMonitorOptions) {
+    this.#o = options;
+    this.#s = options.settings;
+    this.#now = options.now ?? Date.now;
+    this.#cuts = new Map(options.rules.map((r) => [r.metric, r.cut]));
+    const registers = options.registry ? [options.registry] : [];
+    if (registers.length > 0) {
+      this.#active = new Gauge({ name: 'ragwatch_change_alert_active', help: 'In-process change alerts: 1 while the share of flagged answers of the metric is significantly and materially above its own baseline for some judge/service (docs/alerts.md).', labelNames: ['metric', 'severity'], registers });
+      this.#ready = new Gauge({ name: 'ragwatch_change_baseline_ready', help: 'Change alerts: 1 once the series\' baseline holds alerts.change.minBaselineSamples judged answers, 0 while there is no baseline yet (it cannot fire).', labelNames: ['metric', 'judge', 'service'], registers });
+    }
+    this.#restore();
+  }
+
+  /** Metrics with a change alert. */
+  get metrics(): string[] {
+    return [...this.#cuts.keys()];
+  }
+
+  /** Adds a production answer's flags. Never throws. */
+  onRecord(record: ScoreRecord, _triplet?: SampledTriplet): void {
+    const now = this.#now();
+    const service = this.#o.serviceOf?.(record) ?? record.service;
+    for (const [metric, score] of Object.entries(record.scores)) {
+      const cut = this.#cuts.get(metric);
+      if (cut === undefined || score === undefined || !Number.isFinite(score) || !(record.weight > 0)) continue;
+      this.#entry(metric, record.judge.kind, service, now).series.add(now, record.weight, score <= cut);
+    }
+  }
+
+  /** Tests every series now; updates the gauges, notifies changes, saves the snapshots when due. Returns the firing series. */
+  evaluate(): ChangeSeriesStatus[] {
+    const now = this.#now();
+    const s = this.#s;
+    const c = Math.floor(now / MINUTE_MS);
+    const long = Math.round(s.windowMs / MINUTE_MS);
+    const short = Math.round(s.shortWindowMs / MINUTE_MS);
+    const base = Math.round(s.baselineMs / MINUTE_MS);
+    const all: AlertNotice[] = [];
+    const changed: AlertNotice[] = [];
+    const firingMetrics = new Set<string>();
+    for (const e of this.#series.values()) {
+      e.series.advance(now);
+      const v = (e.verdict = changeVerdict(e.series.counts(c - long - base, c - long), e.series.counts(c - long, c + 1), e.series.counts(c - short, c + 1), s));
+      this.#ready?.set({ metric: e.metric, judge: e.judge, service: e.service }, v.baselineReady ? 1 : 0);
+      const wasFiring = e.firingSinceMs !== undefined;
+      if (v.firing) e.lastTrueMs = now;
+      const keep = e.lastTrueMs !== undefined && now - e.lastTrueMs < s.keepFiringForMs;
+      if (v.firing || (wasFiring && keep)) {
+        if (!wasFiring) {
+          e.firingSinceMs = now;
+          changed.push(this.#notice(e, 'firing', now));
+        }
+        all.push(this.#notice(e, 'firing', now));
+        firingMetrics.add(e.metric);
+      } else if (wasFiring) {
+        const n = this.#notice(e, 'resolved', now);
+        delete e.firingSinceMs;
+        changed.push(n);
+        all.push(n);
+      }
+    }
+    if (this.#active) for (const metric of this.#cuts.keys()) this.#active.set({ metric, severity: s.severity }, firingMetrics.has(metric) ? 1 : 0);
+    if (this.#o.notifier?.enabled) this.#o.notifier.send(all, changed);
+    if (now - this.#lastSaveMs >= (this.#o.saveIntervalMs ?? 300_000)) this.save();
+    return this.status().filter((x) => x.state === 'firing');
+  }
+
+  /** Every series: no baseline yet, ok or firing, with the last evaluation's figures. */
+  status(): ChangeSeriesStatus[] {
+    return [...this.#series.values()].map((e) => {
+      const v = e.verdict;
+      const out: ChangeSeriesStatus = {
+        metric: e.metric,
+        judge: e.judge,
+        service: e.service,
+        state: e.firingSinceMs !== undefined ? 'firing' : v?.baselineReady ? 'ok' : 'no_baseline',
+        baseline: v?.baseline ?? null,
+        baselineSamples: v?.baselineSamples ?? 0,
+        recent: v?.long.recent ?? null,
+        recentSamples: v?.long.samples ?? 0,
+        z: v?.long.z ?? null,
+      };
+      if (e.firingSinceMs !== undefined) out.firingSinceMs = e.firingSinceMs;
+      return out;
+    });
+  }
+
+  /** Starts the periodic evaluation (unref'd). Idempotent. */
+  start(): void {
+    if (this.#timer) return;
+    this.#timer = setInterval(() => {
+      try {
+        this.evaluate();
+      } catch (err) {
+        this.#o.logger?.warn({ err }, 'change alert evaluation failed');
+      }
+    }, this.#o.intervalMs ?? 15_000).unref();
+  }
+
+  /** Saves the snapshots in the store (never throws: a full disk only costs the next restart its history). */
+  save(): void {
+    this.#lastSaveMs = this.#now();
+    const store = this.#o.store;
+    if (!store) return;
+    try {
+      const series = [...this.#series.values()].map((e) => ({ metric: e.metric, judge: e.judge, service: e.service, state: e.series.state() }));
+      store.saveModel(STATE_MODEL, { version: 1, savedMs: this.#lastSaveMs, series });
+    } catch (err) {
+      this.#o.logger?.warn({ err }, 'change alert baseline not saved');
+    }
+  }
+
+  /** Stops the timer and saves the snapshots. Idempotent. */
+  shutdown(): Promise<void> {
+    return (this.#shutdown ??= (async () => {
+      if (this.#timer) clearInterval(this.#timer);
+      this.#timer = undefined;
+      this.save();
+      await this.#o.notifier?.forceFlush();
+    })());
+  }
+
+  #entry(metric: string, judge: string, service: string, now: number): Entry {
+    const key = metric + SEP + judge + SEP + service;
+    let e = this.#series.get(key);
+    if (!e) {
+      e = { metric, judge, service, series: new FlagSeries(this.#s.baselineMs + this.#s.windowMs, now) };
+      this.#series.set(key, e);
+    }
+    return e;
+  }
+
+  #restore(): void {
+    let saved: { version: number; series: Array<{ metric: string; judge: string; service: string; state: FlagSeriesState }> } | undefined;
+    try {
+      saved = this.#o.store?.model(STATE_MODEL);
+    } catch (err) {
+      this.#o.logger?.warn({ err }, 'change alert baseline not restored');
+    }
+    if (saved?.version !== 1 || !Array.isArray(saved.series)) return;
+    const now = this.#now();
+    let restored = 0;
+    for (const s of saved.series) {
+      if (!this.#cuts.has(s.metric)) continue;
+      if (this.#entry(s.metric, s.judge, s.service, now).series.restore(s.state)) restored++;
+    }
+    this.#o.logger?.info({ series: restored }, 'change alert baselines restored');
+  }
+
+  #notice(e: Entry, status: 'firing' | 'resolved', now: number): AlertNotice {
+    const v = e.verdict;
+    const pct = (x: number | null | undefined) => (x === null || x === undefined ? 'n/a' : `${(x * 100).toFixed(1)} %`);
+    const cut = this.#cuts.get(e.metric)!;
+    const examples = this.#o.examplesUrl ? `${this.#o.examplesUrl}/examples?metric=${encodeURIComponent(e.metric)}&below=${cut}&service=${encodeURIComponent(e.service)}` : '';
+    return {
+      status,
+      labels: { alertname: changeAlertName(e.metric), metric: e.metric, judge: e.judge, service: e.service, severity: this.#s.severity, kind: 'change' },
+      annotations: {
+        summary: `${e.metric}: ${pct(v?.long.recent)} of answers at or below ${cut} over the last ${Math.round(this.#s.windowMs / MINUTE_MS)}m vs ${pct(v?.baseline)} in its baseline, for ${e.service}`,
+        description:
+          `The share of ${e.metric} answers (${e.judge} judge) at or below ${cut} rose from ${pct(v?.baseline)} (baseline, n=${v?.baselineSamples ?? 0}) ` +
+          `to ${pct(v?.long.recent)} (n=${v?.long.samples ?? 0}, z=${v?.long.z?.toFixed(1) ?? 'n/a'}) and ${pct(v?.short.recent)} over the short window (n=${v?.short.samples ?? 0}, z=${v?.short.z?.toFixed(1) ?? 'n/a'}).`,
+        ...(examples ? { examples } : {}),
+      },
+      startsAt: new Date(e.firingSinceMs ?? now).toISOString(),
+      endsAt: new Date(status === 'firing' ? now + 4 * (this.#o.intervalMs ?? 15_000) : now).toISOString(),
+      generatorURL: '',
+    };
+  }
+}

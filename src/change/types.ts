@@ -1,0 +1,63 @@
+/**
+ * Change-alert contracts (DESIGN §17): per metric × judge × service, the share of judged answers at or
+ * below the metric's threshold ("flagged") in a recent window against the same series' own trailing
+ * baseline.
+ * @module
+ */
+
+/** Weighted counts over a span of time: what both evaluators read (PromQL from counters, in process from snapshots). */
+export interface FlagCounts {
+  /** Σw of judged answers. */
+  weight: number;
+  /** Σw of flagged answers (score ≤ the metric's threshold). */
+  flagged: number;
+  /** Σw². */
+  weightSquares: number;
+  /** Judged answers, unweighted. */
+  samples: number;
+}
+
+/** Resolved change-alert settings (durations in milliseconds). */
+export interface ChangeSettings {
+  windowMs: number;
+  shortWindowMs: number;
+  baselineMs: number;
+  minBaselineSamples: number;
+  minSamples: number;
+  z: number;
+  minRatio: number;
+  minIncrease: number;
+  severity: string;
+  keepFiringForMs: number;
+}
+
+/** One metric's change alert: its cut (the threshold). */
+export interface ChangeRule {
+  metric: string;
+  /** Answers scoring at or below this are flagged (the metric's alert threshold). */
+  cut: number;
+}
+
+/** The test of one recent window against the baseline. */
+export interface WindowTest {
+  /** Flagged share of the recent window (weighted); null without answers. */
+  recent: number | null;
+  /** Two-proportion z against the baseline; null when it cannot be computed. */
+  z: number | null;
+  samples: number;
+  /** Significant (z ≥ settings.z) and material (ratio and increase). */
+  drop: boolean;
+}
+
+/** What one series shows at one evaluation. */
+export interface ChangeVerdict {
+  /** Baseline flagged share (Laplace-smoothed); null while the baseline is not ready. */
+  baseline: number | null;
+  baselineSamples: number;
+  /** False while the baseline holds fewer than `minBaselineSamples` answers ("no baseline yet"). */
+  baselineReady: boolean;
+  long: WindowTest;
+  short: WindowTest;
+  /** Both windows show a drop, with enough answers in the long one. */
+  firing: boolean;
+}

@@ -1,0 +1,101 @@
+/**
+ * The change monitor in a scoring process: "no baseline yet" in `/api/status` and as a series, a page
+ * notified (firing, then resolved) to a webhook, and a restart that keeps the baseline in the
+ * embedded store.
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Registry } from 'prom-client';
+import { afterAll, describe, expect, it } from 'vitest';
+import { ChangeMonitor } from '../../src/change/monitor.ts';
+import { loadConfig } from '../../src/config/load.ts';
+import { configSummary } from '../../src/config/summary.ts';
+import { AlertNotifier } from '../../src/metrics/notifier.ts';
+import { QualityMonitor } from '../../src/roles/quality.ts';
+import { createApiApp } from '../../src/server/api-app.ts';
+import { openReviewStore } from '../../src/store/create.ts';
+import { silentLogger } from '../../src/log.ts';
+import { createInstruments, instrumentsOptionsFromConfig } from '../../src/telemetry/instruments.ts';
+import { defaultChange, record, simulate } from './simulate.ts';
+
+const dirs: string[] = [];
+afterAll(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
+
+describe('ChangeMonitor', () => {
+  it('says "no baseline yet" in /api/status and ragwatch_change_baseline_ready until the baseline holds enough answers', async () => {
+    let now = Date.UTC(2026, 0, 1);
+    const config = loadConfig({ env: {}, overrides: { metrics: { processMetrics: false }, alerts: { evaluate: false } } });
+    const instruments = createInstruments(instrumentsOptionsFromConfig(config));
+    const quality = new QualityMonitor({ config, instruments, now: () => now });
+    const app = createApiApp({ registry: instruments.registry, ready: () => true, quality, summary: () => configSummary(config) });
+    const feed = (minutes: number) => {
+      for (let m = 0; m < minutes; m++) {
+        for (let i = 0; i < 12; i++) quality.onRecord(record(i === 0 ? 0.5 : 1));
+        now += 60_000;
+      }
+    };
+    feed(30);
+    quality.change.evaluate();
+    const status = (await (await app.request('/api/status')).json()) as { change: Array<{ metric: string; state: string; baselineSamples: number }> };
+    expect(status.change).toEqual([expect.objectContaining({ metric: 'groundedness', state: 'no_baseline' })]);
+    expect(await instruments.registry.metrics()).toContain('ragwatch_change_baseline_ready{metric="groundedness",judge="llm",service="rag"} 0');
+    feed(150);
+    quality.change.evaluate();
+    const later = (await (await app.request('/api/status')).json()) as typeof status;
+    expect(later.change[0]).toMatchObject({ state: 'ok' });
+    expect(later.change[0]!.baselineSamples).toBeGreaterThanOrEqual(1000);
+    expect(await instruments.registry.metrics()).toContain('ragwatch_change_baseline_ready{metric="groundedness",judge="llm",service="rag"} 1');
+    await quality.shutdown();
+  });
+
+  it('notifies a page when it fires and when it resolves, saying what moved', async () => {
+    const received: Array<{ status: string; alerts: Array<{ status: string; labels: Record<string, string>; annotations: Record<string, string> }> }> = [];
+    const server: Server = createServer((req, res) => {
+      let body = '';
+      req.on('data', (d: Buffer) => (body += d.toString()));
+      req.on('end', () => {
+        received.push(JSON.parse(body) as (typeof received)[number]);
+        res.end();
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const notifier = new AlertNotifier({ webhookUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook` });
+    const { firings, monitor } = simulate(11, 4 * 60, 0.2, (m) => (m >= 180 && m < 200 ? 0.3 : 0.05), {
+      monitor: (now) => new ChangeMonitor({ ...defaultChange(), registry: new Registry(), notifier, now, examplesUrl: 'http://ragwatch.example' }),
+    });
+    await monitor.shutdown();
+    server.close();
+    expect(firings.length).toBe(1);
+    expect(received.map((r) => r.alerts[0]!.status)).toEqual(['firing', 'resolved']);
+    const alert = received[0]!.alerts[0]!;
+    expect(alert.labels).toMatchObject({ alertname: 'RagwatchGroundednessDrop', metric: 'groundedness', judge: 'llm', service: 'rag', severity: 'page', kind: 'change' });
+    expect(alert.annotations.description).toMatch(/rose from \d+\.\d % \(baseline, n=\d+\) to \d+\.\d % \(n=\d+, z=\d+\.\d\)/);
+    expect(alert.annotations.examples).toBe('http://ragwatch.example/examples?metric=groundedness&below=0.8&service=rag');
+  });
+
+  it('keeps its baseline across a restart (embedded store), so a drop right after it is still paged', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ragwatch-change-store-'));
+    dirs.push(dir);
+    const config = loadConfig({ env: {}, overrides: { store: { dataDir: dir } } });
+    const first = await openReviewStore(config, new Registry(), silentLogger);
+    const before = simulate(4, 3 * 60, 0.2, () => 0.05, { monitor: (now) => new ChangeMonitor({ ...defaultChange(), now, store: first! }) });
+    await before.monitor.shutdown();
+    await first!.shutdown();
+
+    // Restarted a minute later: the baseline is there at once, and a drop is paged within minutes.
+    const second = await openReviewStore(config, new Registry(), silentLogger);
+    const after = simulate(5, 30, 0.2, () => 0.3, { startMs: before.endMs + 60_000, monitor: (now) => new ChangeMonitor({ ...defaultChange(), now, store: second! }) });
+    expect(after.baselineReadyAt).toBe(0);
+    expect(after.firings.length).toBe(1);
+    expect(after.firings[0]!).toBeLessThan(20);
+    await after.monitor.shutdown();
+    await second!.shutdown();
+    // Without the saved baseline, the same 30 minutes page nothing (no baseline yet).
+    expect(simulate(5, 30, 0.2, () => 0.3, { startMs: before.endMs + 60_000 }).firings).toEqual([]);
+  });
+});
