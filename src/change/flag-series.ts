@@ -1,13 +1,13 @@
 /**
- * One series' flagged counts, kept as running totals and a ring of per-minute snapshots of them — the
- * in-process twin of a Prometheus counter and `increase()`: the counts over any span of the ring are
- * two snapshot lookups, and memory is fixed by the ring length, whatever the traffic.
+ * One series' flagged counts, kept as running totals and a ring of snapshots of them per step (a minute
+ * by default) — the in-process twin of a Prometheus counter and `increase()`: the counts over any span
+ * of the ring are two snapshot lookups, and memory is fixed by the ring length, whatever the traffic.
  * @module
  */
 import type { FlagCounts } from './types.ts';
 
-/** The resolution of the snapshots. */
-export const MINUTE_MS = 60_000;
+/** The default resolution of the snapshots. */
+const MINUTE_MS = 60_000;
 /** Fields per snapshot: weight, flagged, weight², samples. */
 const FIELDS = 4;
 
@@ -20,25 +20,35 @@ export interface FlagSeriesState {
 
 export class FlagSeries {
   readonly #slots: number;
+  readonly #stepMs: number;
   readonly #totals = new Float64Array(FIELDS);
-  /** Totals at the start of minute m, at index (m mod slots) × FIELDS. */
+  /** Totals at the start of step m, at index (m mod slots) × FIELDS. */
   #snaps: Float64Array;
-  /** The newest minute seen; snapshots are valid for the `slots` minutes ending here. */
+  /** The newest step seen; snapshots are valid for the `slots` steps ending here. */
   #minute: number;
 
-  /** @param spanMs the longest span that will be asked for (baseline + long window) */
-  constructor(spanMs: number, nowMs: number) {
-    this.#slots = Math.ceil(spanMs / MINUTE_MS) + 2;
+  /**
+   * @param spanMs the longest span that will be asked for (baseline + long window)
+   * @param stepMs the resolution (default a minute)
+   */
+  constructor(spanMs: number, nowMs: number, stepMs: number = MINUTE_MS) {
+    this.#stepMs = stepMs;
+    this.#slots = Math.ceil(spanMs / stepMs) + 2;
     this.#snaps = new Float64Array(this.#slots * FIELDS);
-    this.#minute = Math.floor(nowMs / MINUTE_MS);
+    this.#minute = Math.floor(nowMs / stepMs);
   }
 
-  /** Minutes kept. */
+  /** Steps kept. */
   get slots(): number {
     return this.#slots;
   }
 
-  /** Adds one judged answer at `nowMs` (an answer older than the newest minute counts in it). */
+  /** The step `nowMs` falls in (the index `counts` takes). */
+  stepOf(nowMs: number): number {
+    return Math.floor(nowMs / this.#stepMs);
+  }
+
+  /** Adds one judged answer at `nowMs` (an answer older than the newest step counts in it). */
   add(nowMs: number, weight: number, flagged: boolean): void {
     this.#advance(nowMs);
     const t = this.#totals;
@@ -48,7 +58,7 @@ export class FlagSeries {
     t[3]! += 1;
   }
 
-  /** The counts from the start of minute `from` to the start of minute `to` (past the newest minute = up to now). */
+  /** The counts from the start of step `from` to the start of step `to` (past the newest step = up to now). */
   counts(from: number, to: number): FlagCounts {
     const a = this.#at(from);
     const b = this.#at(to);
@@ -74,7 +84,7 @@ export class FlagSeries {
     return true;
   }
 
-  /** Totals at the start of minute `m` (clipped to what the ring holds). */
+  /** Totals at the start of step `m` (clipped to what the ring holds). */
   #at(m: number): Float64Array {
     if (m > this.#minute) return this.#totals;
     const oldest = this.#minute - this.#slots + 1;
@@ -84,9 +94,9 @@ export class FlagSeries {
   }
 
   #advance(nowMs: number): void {
-    const m = Math.floor(nowMs / MINUTE_MS);
+    const m = Math.floor(nowMs / this.#stepMs);
     if (m <= this.#minute) return;
-    // Minutes with no answer start with the same totals; beyond a whole ring every slot does.
+    // Steps with no answer start with the same totals; beyond a whole ring every slot does.
     const from = Math.max(this.#minute + 1, m - this.#slots + 1);
     for (let k = from; k <= m; k++) this.#snaps.set(this.#totals, (k % this.#slots) * FIELDS);
     this.#minute = m;

@@ -12,7 +12,7 @@ import type { Logger } from '../log.ts';
 import type { AlertNotice, AlertNotifier } from '../metrics/notifier.ts';
 import type { RecordSink } from '../scorer/record-sinks.ts';
 import type { SampledTriplet, ScoreRecord } from '../triplet.ts';
-import { FlagSeries, MINUTE_MS, type FlagSeriesState } from './flag-series.ts';
+import { FlagSeries, type FlagSeriesState } from './flag-series.ts';
 import { changeAlertName } from './rules.ts';
 import { changeVerdict } from './statistic.ts';
 import type { ChangeRule, ChangeSettings, ChangeVerdict } from './types.ts';
@@ -23,10 +23,11 @@ export interface ChangeStateStore {
   model<T>(name: string): T | undefined;
 }
 
-/** Options of {@link ChangeMonitor}; `rules` and `settings` are required. */
+/** Options of {@link ChangeMonitor}; `rules` and `tiers` are required. */
 export interface ChangeMonitorOptions {
   rules: readonly ChangeRule[];
-  settings: ChangeSettings;
+  /** The enabled tiers (page: a sudden drop; ticket: a slow drift). */
+  tiers: readonly ChangeSettings[];
   registry?: Registry;
   notifier?: AlertNotifier;
   /** The bounded `service` label of a record (the metrics consumer's). Default: the record's service. */
@@ -44,8 +45,9 @@ export interface ChangeMonitorOptions {
   logger?: Logger;
 }
 
-/** One series' state as `/api/status` shows it. */
+/** One series' state in one tier as `/api/status` shows it. */
 export interface ChangeSeriesStatus {
+  tier: ChangeSettings['tier'];
   metric: string;
   judge: string;
   service: string;
@@ -59,6 +61,7 @@ export interface ChangeSeriesStatus {
 }
 
 interface Entry {
+  settings: ChangeSettings;
   metric: string;
   judge: string;
   service: string;
@@ -74,7 +77,6 @@ const SEP = '\u0000';
 
 export class ChangeMonitor implements RecordSink {
   readonly #o: ChangeMonitorOptions;
-  readonly #s: ChangeSettings;
   readonly #cuts: ReadonlyMap<string, number>;
   readonly #series = new Map<string, Entry>();
   readonly #now: () => number;
@@ -86,7 +88,6 @@ export class ChangeMonitor implements RecordSink {
 
   constructor(options: ChangeMonitorOptions) {
     this.#o = options;
-    this.#s = options.settings;
     this.#now = options.now ?? Date.now;
     this.#cuts = new Map(options.rules.map((r) => [r.metric, r.cut]));
     const registers = options.registry ? [options.registry] : [];
@@ -109,25 +110,24 @@ export class ChangeMonitor implements RecordSink {
     for (const [metric, score] of Object.entries(record.scores)) {
       const cut = this.#cuts.get(metric);
       if (cut === undefined || score === undefined || !Number.isFinite(score) || !(record.weight > 0)) continue;
-      this.#entry(metric, record.judge.kind, service, now).series.add(now, record.weight, score <= cut);
+      for (const settings of this.#o.tiers) this.#entry(settings, metric, record.judge.kind, service, now).series.add(now, record.weight, score <= cut);
     }
   }
 
   /** Tests every series now; updates the gauges, notifies changes, saves the snapshots when due. Returns the firing series. */
   evaluate(): ChangeSeriesStatus[] {
     const now = this.#now();
-    const s = this.#s;
-    const c = Math.floor(now / MINUTE_MS);
-    const long = Math.round(s.windowMs / MINUTE_MS);
-    const short = Math.round(s.shortWindowMs / MINUTE_MS);
-    const base = Math.round(s.baselineMs / MINUTE_MS);
     const all: AlertNotice[] = [];
     const changed: AlertNotice[] = [];
-    const firingMetrics = new Set<string>();
+    const firing = new Set<string>();
     for (const e of this.#series.values()) {
+      const s = e.settings;
+      const c = e.series.stepOf(now);
+      const steps = (ms: number) => Math.round(ms / s.stepMs);
+      const long = steps(s.windowMs);
       e.series.advance(now);
-      const v = (e.verdict = changeVerdict(e.series.counts(c - long - base, c - long), e.series.counts(c - long, c + 1), e.series.counts(c - short, c + 1), s));
-      this.#ready?.set({ metric: e.metric, judge: e.judge, service: e.service }, v.baselineReady ? 1 : 0);
+      const v = (e.verdict = changeVerdict(e.series.counts(c - long - steps(s.baselineMs), c - long), e.series.counts(c - long, c + 1), e.series.counts(c - steps(s.shortWindowMs), c + 1), s));
+      if (s === this.#o.tiers[0]) this.#ready?.set({ metric: e.metric, judge: e.judge, service: e.service }, v.baselineReady ? 1 : 0);
       const wasFiring = e.firingSinceMs !== undefined;
       if (v.firing) e.lastTrueMs = now;
       const keep = e.lastTrueMs !== undefined && now - e.lastTrueMs < s.keepFiringForMs;
@@ -137,7 +137,7 @@ export class ChangeMonitor implements RecordSink {
           changed.push(this.#notice(e, 'firing', now));
         }
         all.push(this.#notice(e, 'firing', now));
-        firingMetrics.add(e.metric);
+        firing.add(`${e.metric}\u0000${s.tier}`);
       } else if (wasFiring) {
         const n = this.#notice(e, 'resolved', now);
         delete e.firingSinceMs;
@@ -145,7 +145,7 @@ export class ChangeMonitor implements RecordSink {
         all.push(n);
       }
     }
-    if (this.#active) for (const metric of this.#cuts.keys()) this.#active.set({ metric, severity: s.severity }, firingMetrics.has(metric) ? 1 : 0);
+    if (this.#active) for (const metric of this.#cuts.keys()) for (const { tier } of this.#o.tiers) this.#active.set({ metric, severity: tier }, firing.has(`${metric}\u0000${tier}`) ? 1 : 0);
     if (this.#o.notifier?.enabled) this.#o.notifier.send(all, changed);
     if (now - this.#lastSaveMs >= (this.#o.saveIntervalMs ?? 300_000)) this.save();
     return this.status().filter((x) => x.state === 'firing');
@@ -156,6 +156,7 @@ export class ChangeMonitor implements RecordSink {
     return [...this.#series.values()].map((e) => {
       const v = e.verdict;
       const out: ChangeSeriesStatus = {
+        tier: e.settings.tier,
         metric: e.metric,
         judge: e.judge,
         service: e.service,
@@ -189,8 +190,8 @@ export class ChangeMonitor implements RecordSink {
     const store = this.#o.store;
     if (!store) return;
     try {
-      const series = [...this.#series.values()].map((e) => ({ metric: e.metric, judge: e.judge, service: e.service, state: e.series.state() }));
-      store.saveModel(STATE_MODEL, { version: 1, savedMs: this.#lastSaveMs, series });
+      const series = [...this.#series.values()].map((e) => ({ tier: e.settings.tier, metric: e.metric, judge: e.judge, service: e.service, state: e.series.state() }));
+      store.saveModel(STATE_MODEL, { version: 2, savedMs: this.#lastSaveMs, series });
     } catch (err) {
       this.#o.logger?.warn({ err }, 'change alert baseline not saved');
     }
@@ -206,43 +207,46 @@ export class ChangeMonitor implements RecordSink {
     })());
   }
 
-  #entry(metric: string, judge: string, service: string, now: number): Entry {
-    const key = metric + SEP + judge + SEP + service;
+  #entry(settings: ChangeSettings, metric: string, judge: string, service: string, now: number): Entry {
+    const key = settings.tier + SEP + metric + SEP + judge + SEP + service;
     let e = this.#series.get(key);
     if (!e) {
-      e = { metric, judge, service, series: new FlagSeries(this.#s.baselineMs + this.#s.windowMs, now) };
+      e = { settings, metric, judge, service, series: new FlagSeries(settings.baselineMs + settings.windowMs, now, settings.stepMs) };
       this.#series.set(key, e);
     }
     return e;
   }
 
   #restore(): void {
-    let saved: { version: number; series: Array<{ metric: string; judge: string; service: string; state: FlagSeriesState }> } | undefined;
+    let saved: { version: number; series: Array<{ tier: string; metric: string; judge: string; service: string; state: FlagSeriesState }> } | undefined;
     try {
       saved = this.#o.store?.model(STATE_MODEL);
     } catch (err) {
       this.#o.logger?.warn({ err }, 'change alert baseline not restored');
     }
-    if (saved?.version !== 1 || !Array.isArray(saved.series)) return;
+    if (saved?.version !== 2 || !Array.isArray(saved.series)) return;
     const now = this.#now();
     let restored = 0;
     for (const s of saved.series) {
-      if (!this.#cuts.has(s.metric)) continue;
-      if (this.#entry(s.metric, s.judge, s.service, now).series.restore(s.state)) restored++;
+      const settings = this.#o.tiers.find((t) => t.tier === s.tier);
+      if (!settings || !this.#cuts.has(s.metric)) continue;
+      // A ring of another length (the windows changed) is not restored: that tier starts afresh.
+      if (this.#entry(settings, s.metric, s.judge, s.service, now).series.restore(s.state)) restored++;
     }
     this.#o.logger?.info({ series: restored }, 'change alert baselines restored');
   }
 
   #notice(e: Entry, status: 'firing' | 'resolved', now: number): AlertNotice {
     const v = e.verdict;
+    const s = e.settings;
     const pct = (x: number | null | undefined) => (x === null || x === undefined ? 'n/a' : `${(x * 100).toFixed(1)} %`);
     const cut = this.#cuts.get(e.metric)!;
     const examples = this.#o.examplesUrl ? `${this.#o.examplesUrl}/examples?metric=${encodeURIComponent(e.metric)}&below=${cut}&service=${encodeURIComponent(e.service)}` : '';
     return {
       status,
-      labels: { alertname: changeAlertName(e.metric), metric: e.metric, judge: e.judge, service: e.service, severity: this.#s.severity, kind: 'change' },
+      labels: { alertname: changeAlertName(e.metric, s.tier), metric: e.metric, judge: e.judge, service: e.service, severity: s.tier, kind: 'change' },
       annotations: {
-        summary: `${e.metric}: ${pct(v?.long.recent)} of answers at or below ${cut} over the last ${Math.round(this.#s.windowMs / MINUTE_MS)}m vs ${pct(v?.baseline)} in its baseline, for ${e.service}`,
+        summary: `${e.metric}: ${pct(v?.long.recent)} of answers at or below ${cut} over the last ${Math.round(s.windowMs / 60_000)}m vs ${pct(v?.baseline)} in its baseline, for ${e.service}`,
         description:
           `The share of ${e.metric} answers (${e.judge} judge) at or below ${cut} rose from ${pct(v?.baseline)} (baseline, n=${v?.baselineSamples ?? 0}) ` +
           `to ${pct(v?.long.recent)} (n=${v?.long.samples ?? 0}, z=${v?.long.z?.toFixed(1) ?? 'n/a'}) and ${pct(v?.short.recent)} over the short window (n=${v?.short.samples ?? 0}, z=${v?.short.z?.toFixed(1) ?? 'n/a'}).`,

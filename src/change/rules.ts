@@ -13,99 +13,98 @@ import type { ChangeRule, ChangeSettings } from './types.ts';
 const BY = 'metric, judge, service';
 const SCORE = 'ragwatch_score_ratio';
 
-/** The change alert of `metric` (`RagwatchGroundednessDrop`). */
-export function changeAlertName(metric: string): string {
-  return `Ragwatch${metric.replace(/(^|_)([a-z])/g, (_, __, c: string) => c.toUpperCase())}Drop`;
+/** The change alert of `metric` in `tier`: `RagwatchGroundednessDrop` (page), `RagwatchGroundednessDrift` (ticket). */
+export function changeAlertName(metric: string, tier: ChangeSettings['tier'] = 'page'): string {
+  return `Ragwatch${metric.replace(/(^|_)([a-z])/g, (_, __, c: string) => c.toUpperCase())}${tier === 'page' ? 'Drop' : 'Drift'}`;
 }
 
-/** The metrics with a change alert and the resolved settings: `change: true`, or unset on a page-severity metric with an alert. */
-export function changeRulesFromConfig(alerts: RagwatchConfig['alerts']): { rules: ChangeRule[]; settings: ChangeSettings } {
+/** The metrics with a change alert and each enabled tier's settings: `change: true`, or unset on a page-severity metric with an alert. */
+export function changeRulesFromConfig(alerts: RagwatchConfig['alerts']): { rules: ChangeRule[]; tiers: ChangeSettings[] } {
   const c = alerts.change;
   const rules = Object.entries(alerts.metrics)
     .filter(([, a]) => a.change ?? (a.alert && a.severity === 'page'))
     .map(([metric, a]) => ({ metric, cut: a.threshold }))
     .sort((a, b) => a.metric.localeCompare(b.metric));
-  return {
-    rules,
-    settings: {
-      windowMs: requireDurationMs(c.window),
-      shortWindowMs: requireDurationMs(c.shortWindow),
-      baselineMs: requireDurationMs(c.baseline),
+  const tiers = (['page', 'ticket'] as const)
+    .filter((tier) => c[tier].enabled)
+    .map((tier) => ({
+      tier,
+      windowMs: requireDurationMs(c[tier].window),
+      shortWindowMs: requireDurationMs(c[tier].shortWindow),
+      baselineMs: requireDurationMs(c[tier].baseline),
+      stepMs: tier === 'page' ? 60_000 : 300_000,
       minBaselineSamples: c.minBaselineSamples,
       minSamples: c.minSamples,
       z: c.z,
-      minRatio: c.minRatio,
-      minIncrease: c.minIncrease,
-      severity: c.severity,
+      minRatio: c[tier].minRatio,
+      minIncrease: c[tier].minIncrease,
       keepFiringForMs: requireDurationMs(alerts.keepFiringFor),
-    },
-  };
+    }));
+  return { rules, tiers };
 }
 
-/** Name of a recorded change series (`ragwatch:change_z:30m`, `ragwatch:change_samples:baseline`). */
-export function changeRecordName(what: 'flagged' | 'weight' | 'weight_squares' | 'samples' | 'share' | 'z', window: string): string {
-  return `ragwatch:change_${what}:${window}`;
+/** Name of a recorded change series (`ragwatch:change_z:page_long`, `ragwatch:change_samples:ticket_baseline`). */
+export function changeRecordName(what: 'flagged' | 'weight' | 'weight_squares' | 'samples' | 'share' | 'z', tier: string, window: 'long' | 'short' | 'baseline'): string {
+  return `ragwatch:change_${what}:${tier}_${window}`;
 }
 
-/** The recording and alerting groups of the change alerts; none when no metric has one. */
+/** The recording and alerting groups of the change alerts, per enabled tier; none when no metric has one. */
 export function changeRuleGroups(config: RagwatchConfig, examplesUrl: string): RuleGroup[] {
-  const { rules, settings } = changeRulesFromConfig(config.alerts);
-  if (rules.length === 0) return [];
+  const { rules, tiers } = changeRulesFromConfig(config.alerts);
+  if (rules.length === 0 || tiers.length === 0) return [];
   const c = config.alerts.change;
   const metrics = rules.map((r) => r.metric).join('|');
-  // Each window: [range] and the offset that ends it (the baseline ends where the long window starts).
-  const windows: Array<{ tag: string; range: string; offset?: string }> = [
-    { tag: c.window, range: c.window },
-    { tag: c.shortWindow, range: c.shortWindow },
-    { tag: 'baseline', range: c.baseline, offset: c.window },
-  ];
-  const inc = (series: string, w: (typeof windows)[number]) => `increase(${series}[${w.range}]${w.offset ? ` offset ${w.offset}` : ''})`;
   const recording: Array<Record<string, unknown>> = [];
-  for (const w of windows) {
-    recording.push({ record: changeRecordName('flagged', w.tag), expr: rules.map((r) => `sum by (${BY}) (${inc(`${SCORE}_bucket{metric="${r.metric}",le="${r.cut}"}`, w)})`).join('\nor\n') });
-    recording.push({ record: changeRecordName('weight', w.tag), expr: `sum by (${BY}) (${inc(`${SCORE}_count{metric=~"${metrics}"}`, w)})` });
-    recording.push({ record: changeRecordName('weight_squares', w.tag), expr: `sum by (${BY}) (${inc(`ragwatch_score_weight_squares_total{metric=~"${metrics}"}`, w)})` });
-    recording.push({ record: changeRecordName('samples', w.tag), expr: `sum by (${BY}) (${inc(`ragwatch_score_samples_total{metric=~"${metrics}"}`, w)})` });
-  }
-  // Laplace-smoothed baseline share, so an all-good baseline still has a variance.
-  const pb = changeRecordName('share', 'baseline');
-  recording.push({ record: pb, expr: `(${changeRecordName('flagged', 'baseline')} + 1)\n/\n(${changeRecordName('weight', 'baseline')} + 2)` });
-  for (const w of windows.slice(0, 2)) {
-    const share = changeRecordName('share', w.tag);
-    recording.push({ record: share, expr: `${changeRecordName('flagged', w.tag)}\n/\n(${changeRecordName('weight', w.tag)} > 0)` });
-    // 1/n_eff = Σw² / (Σw)² for the recent window and the baseline.
-    recording.push({
-      record: changeRecordName('z', w.tag),
-      expr:
-        `(${share} - ${pb})\n/\nsqrt(${pb} * (1 - ${pb}) * (` +
-        `${changeRecordName('weight_squares', w.tag)} / ${changeRecordName('weight', w.tag)} ^ 2 + ` +
-        `${changeRecordName('weight_squares', 'baseline')} / ${changeRecordName('weight', 'baseline')} ^ 2))`,
-    });
-  }
-  const drop = (tag: string, metric: string) => {
-    const share = `${changeRecordName('share', tag)}{metric="${metric}"}`;
-    return [`${changeRecordName('z', tag)}{metric="${metric}"} >= ${settings.z}`, `${share} >= ${settings.minRatio} * ${pb}`, `${share} - ${pb} >= ${settings.minIncrease}`];
-  };
-  const alerting = rules.map((r) => {
-    const expr = [
-      ...drop(c.window, r.metric),
-      ...drop(c.shortWindow, r.metric),
-      `${changeRecordName('samples', 'baseline')}{metric="${r.metric}"} >= ${settings.minBaselineSamples}`,
-      `${changeRecordName('samples', c.window)}{metric="${r.metric}"} >= ${settings.minSamples}`,
-    ].join('\nand\n');
-    const rule: Record<string, unknown> = { alert: changeAlertName(r.metric), expr };
-    if (config.alerts.keepFiringFor !== '0s') rule.keep_firing_for = config.alerts.keepFiringFor;
-    rule.labels = { severity: settings.severity, kind: 'change' };
-    rule.annotations = {
-      summary: `${r.metric}: answers at or below ${r.cut} rose against their own baseline for {{ $labels.service }} (z={{ $value | printf "%.1f" }} over ${c.window})`,
-      description:
-        `The share of ${r.metric} answers ({{ $labels.judge }} judge) at or below ${r.cut} over the last ${c.window} and ${c.shortWindow} is significantly ` +
-        `(z ≥ ${settings.z}) and materially (≥ ${settings.minRatio}× and ≥ +${settings.minIncrease}) above the same series' share over the ${c.baseline} before (docs/alerts.md).`,
-      value: '{{ $value | printf "%.1f" }}',
-      examples: `${examplesUrl}/examples?metric=${r.metric}&below=${r.cut}&service={{ $labels.service | urlquery }}`,
+  const alerting: Array<Record<string, unknown>> = [];
+  for (const settings of tiers) {
+    const { tier } = settings;
+    const t = c[tier];
+    const name = (what: Parameters<typeof changeRecordName>[0], w: 'long' | 'short' | 'baseline') => changeRecordName(what, tier, w);
+    // Each window's range, and the offset that ends it (the baseline ends where the long window starts).
+    const windows = [
+      { w: 'long' as const, range: t.window, offset: undefined },
+      { w: 'short' as const, range: t.shortWindow, offset: undefined },
+      { w: 'baseline' as const, range: t.baseline, offset: t.window },
+    ];
+    for (const { w, range, offset } of windows) {
+      const inc = (series: string) => `increase(${series}[${range}]${offset ? ` offset ${offset}` : ''})`;
+      recording.push({ record: name('flagged', w), expr: rules.map((r) => `sum by (${BY}) (${inc(`${SCORE}_bucket{metric="${r.metric}",le="${r.cut}"}`)})`).join('\nor\n') });
+      recording.push({ record: name('weight', w), expr: `sum by (${BY}) (${inc(`${SCORE}_count{metric=~"${metrics}"}`)})` });
+      recording.push({ record: name('weight_squares', w), expr: `sum by (${BY}) (${inc(`ragwatch_score_weight_squares_total{metric=~"${metrics}"}`)})` });
+      recording.push({ record: name('samples', w), expr: `sum by (${BY}) (${inc(`ragwatch_score_samples_total{metric=~"${metrics}"}`)})` });
+    }
+    // Laplace-smoothed baseline share, so an all-good baseline still has a variance.
+    const pb = name('share', 'baseline');
+    recording.push({ record: pb, expr: `(${name('flagged', 'baseline')} + 1)\n/\n(${name('weight', 'baseline')} + 2)` });
+    for (const w of ['long', 'short'] as const) {
+      const share = name('share', w);
+      recording.push({ record: share, expr: `${name('flagged', w)}\n/\n(${name('weight', w)} > 0)` });
+      // 1/n_eff = Σw² / (Σw)² for the recent window and the baseline.
+      recording.push({
+        record: name('z', w),
+        expr: `(${share} - ${pb})\n/\nsqrt(${pb} * (1 - ${pb}) * (${name('weight_squares', w)} / ${name('weight', w)} ^ 2 + ${name('weight_squares', 'baseline')} / ${name('weight', 'baseline')} ^ 2))`,
+      });
+    }
+    const drop = (w: 'long' | 'short', metric: string) => {
+      const share = `${name('share', w)}{metric="${metric}"}`;
+      return [`${name('z', w)}{metric="${metric}"} >= ${settings.z}`, `${share} >= ${settings.minRatio} * ${pb}`, `${share} - ${pb} >= ${settings.minIncrease}`];
     };
-    return rule;
-  });
+    for (const r of rules) {
+      const expr = [...drop('long', r.metric), ...drop('short', r.metric), `${name('samples', 'baseline')}{metric="${r.metric}"} >= ${settings.minBaselineSamples}`, `${name('samples', 'long')}{metric="${r.metric}"} >= ${settings.minSamples}`].join('\nand\n');
+      const rule: Record<string, unknown> = { alert: changeAlertName(r.metric, tier), expr };
+      if (config.alerts.keepFiringFor !== '0s') rule.keep_firing_for = config.alerts.keepFiringFor;
+      rule.labels = { severity: tier, kind: 'change' };
+      rule.annotations = {
+        summary: `${r.metric}: answers at or below ${r.cut} rose against their own ${t.baseline} baseline for {{ $labels.service }} (z={{ $value | printf "%.1f" }} over ${t.window})`,
+        description:
+          `The share of ${r.metric} answers ({{ $labels.judge }} judge) at or below ${r.cut} over the last ${t.window} and ${t.shortWindow} is significantly ` +
+          `(z ≥ ${settings.z}) and materially (≥ ${settings.minRatio}× and ≥ +${settings.minIncrease}) above the same series' share over the ${t.baseline} before (docs/alerts.md).`,
+        value: '{{ $value | printf "%.1f" }}',
+        examples: `${examplesUrl}/examples?metric=${r.metric}&below=${r.cut}&service={{ $labels.service | urlquery }}`,
+      };
+      alerting.push(rule);
+    }
+  }
   return [
     { name: 'ragwatch-change-recording', interval: config.alerts.ruleInterval, rules: recording },
     { name: 'ragwatch-change-alerts', interval: config.alerts.ruleInterval, rules: alerting },

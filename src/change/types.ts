@@ -17,17 +17,20 @@ export interface FlagCounts {
   samples: number;
 }
 
-/** Resolved change-alert settings (durations in milliseconds). */
+/** Resolved settings of one tier of change alerts (durations in milliseconds). */
 export interface ChangeSettings {
+  /** `page` (a sudden drop) or `ticket` (a slow drift): the severity label and the alert name's suffix. */
+  tier: 'page' | 'ticket';
   windowMs: number;
   shortWindowMs: number;
   baselineMs: number;
+  /** Resolution of the in-process snapshots (1 minute for a page, 5 for a ticket). */
+  stepMs: number;
   minBaselineSamples: number;
   minSamples: number;
   z: number;
   minRatio: number;
   minIncrease: number;
-  severity: string;
   keepFiringForMs: number;
 }
 

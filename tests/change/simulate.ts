@@ -28,8 +28,10 @@ function poisson(random: () => number, lambda: number): number {
 }
 
 export interface SimResult {
-  /** Minutes (from 0) at which a change alert started firing. */
+  /** Minutes (from 0) at which a page (a change alert of the page tier) started firing. */
   firings: number[];
+  /** Minutes at which a ticket (the drift tier) started firing. */
+  tickets: number[];
   /** Minutes at which the series' baseline became ready. */
   baselineReadyAt: number | undefined;
   monitor: ChangeMonitor;
@@ -50,8 +52,10 @@ export function simulate(seed: number, minutes: number, ratePerS: number, badSha
   const clock = () => nowMs;
   const m = options.monitor?.(clock) ?? new ChangeMonitor({ ...defaultChange(), now: clock });
   const firings: number[] = [];
+  const tickets: number[] = [];
   let baselineReadyAt: number | undefined;
   let firing = false;
+  let ticketing = false;
   const start = nowMs;
   for (let minute = 0; minute < minutes; minute++) {
     const n = poisson(random, ratePerS * 60);
@@ -61,10 +65,14 @@ export function simulate(seed: number, minutes: number, ratePerS: number, badSha
       m.onRecord(record(random() < p ? 0.5 : 1));
     }
     nowMs = start + (minute + 1) * 60_000 - 1;
-    const fired = m.evaluate().length > 0;
+    const now = m.evaluate();
+    const fired = now.some((x) => x.tier === 'page');
+    const ticket = now.some((x) => x.tier === 'ticket');
     if (fired && !firing) firings.push(minute);
+    if (ticket && !ticketing) tickets.push(minute);
     firing = fired;
+    ticketing = ticket;
     if (baselineReadyAt === undefined && m.status().some((s) => s.state !== 'no_baseline')) baselineReadyAt = minute;
   }
-  return { firings, baselineReadyAt, monitor: m, endMs: nowMs };
+  return { firings, tickets, baselineReadyAt, monitor: m, endMs: nowMs };
 }

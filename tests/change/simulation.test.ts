@@ -7,8 +7,23 @@ import { simulate } from './simulate.ts';
 
 describe('change alerts on simulated traffic (defaults)', () => {
   it('30 days of healthy traffic (5 % flagged, 0.2 judged answers/s) give at most 1 false page', () => {
-    const { firings } = simulate(7, 30 * 24 * 60, 0.2, () => 0.05);
+    const { firings, tickets } = simulate(7, 30 * 24 * 60, 0.2, () => 0.05);
     expect(firings.length).toBeLessThanOrEqual(1);
+    expect(tickets.length).toBeLessThanOrEqual(1);
+  }, 120_000);
+
+  it('a slow drift (5 % → 15 % flagged over two days) opens a ticket within 6 hours of crossing 10 %, and pages nobody', () => {
+    const week = 7 * 24 * 60;
+    const day = 24 * 60;
+    const crossing = week + day;
+    for (const seed of [21, 22, 23]) {
+      const { firings, tickets } = simulate(seed, week + 2 * day, 0.2, (m) => (m < week ? 0.05 : 0.05 + (0.1 * (m - week)) / (2 * day)));
+      const ticket = tickets.find((t) => t >= week);
+      expect(tickets.filter((t) => t < week), `seed ${seed}: a ticket before the drift`).toEqual([]);
+      expect(ticket, `seed ${seed}: no ticket`).toBeDefined();
+      expect(ticket! - crossing, `seed ${seed}`).toBeLessThanOrEqual(6 * 60);
+      expect(firings, `seed ${seed}: a page for a drift`).toEqual([]);
+    }
   }, 120_000);
 
   it('pages a shift from 5 % to 25 % flagged within 20 minutes in ≥ 95 % of seeded runs (0.2/s)', () => {

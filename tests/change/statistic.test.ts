@@ -4,7 +4,7 @@ import { baselineShare, changeVerdict, effectiveSamples, windowTest } from '../.
 import type { ChangeSettings, FlagCounts } from '../../src/change/types.ts';
 
 const counts = (weight: number, flagged: number, samples = weight, weightSquares = weight): FlagCounts => ({ weight, flagged, weightSquares, samples });
-const settings: ChangeSettings = { windowMs: 1_800_000, shortWindowMs: 300_000, baselineMs: 86_400_000, minBaselineSamples: 1000, minSamples: 20, z: 4, minRatio: 2, minIncrease: 0.05, severity: 'page', keepFiringForMs: 300_000 };
+const settings: ChangeSettings = { windowMs: 1_800_000, shortWindowMs: 300_000, baselineMs: 86_400_000, minBaselineSamples: 1000, minSamples: 20, z: 4, minRatio: 2, minIncrease: 0.05, tier: 'page', stepMs: 60_000, keepFiringForMs: 300_000 };
 
 describe('change statistic', () => {
   it('effective sample size is (Σw)²/Σw²: n for equal weights, less for unequal ones', () => {

@@ -38,27 +38,33 @@ export const metricAlertSchema = z
   })
   .strict();
 
+/** One tier of change alerts: its windows and minimum effect (described with `.describe()`: the docs generator reads no JSDoc inside a function). */
+function changeTier(d: { window: string; shortWindow: string; baseline: string; minRatio: number; minIncrease: number }) {
+  return z
+    .object({
+      enabled: z.boolean().default(true).describe('Generate this tier (rules and in-process evaluation).'),
+      window: promDuration.default(d.window).describe('Long recent window (meaning): the drop must hold over it.'),
+      shortWindow: promDuration.default(d.shortWindow).describe('Short recent window (freshness, fast reset): the drop must also hold over it.'),
+      baseline: promDuration.default(d.baseline).describe('Trailing baseline, ending where the long window starts.'),
+      minRatio: z.number().min(1).default(d.minRatio).describe("Material: the recent share of flagged answers at least this many times the baseline's."),
+      minIncrease: z.number().min(0).max(1).default(d.minIncrease).describe('Material: … and at least this much higher (a share, 0.05 = 5 points).'),
+    })
+    .strict();
+}
+
 /** Change alerts: a recent window significantly and materially worse than the same series' own baseline (docs/alerts.md). */
 const changeSchema = z
   .object({
-    /** Long recent window (meaning): the drop must hold over it. Default `30m`. */
-    window: promDuration.default('30m'),
-    /** Short recent window (freshness, fast reset): the drop must also hold over it. Default `5m`. */
-    shortWindow: promDuration.default('5m'),
-    /** Trailing baseline, ending where the long window starts. Default `1d`. */
-    baseline: promDuration.default('1d'),
     /** Judged answers the baseline needs before the series may fire ("no baseline yet" until then). Default 1000 (2 h at 0.2/s). */
     minBaselineSamples: z.number().int().positive().default(1_000),
     /** Judged answers the long window needs. Default 20. */
     minSamples: z.number().int().positive().default(20),
     /** One-sided z of the two-proportion test, on both windows (about 3·10⁻⁵ per evaluation at 4). Default 4. */
     z: z.number().positive().default(4),
-    /** Material: the recent share of flagged answers at least this many times the baseline's. Default 2. */
-    minRatio: z.number().min(1).default(2),
-    /** Material: … and at least this much higher (a share, 0.05 = 5 points). Default 0.05. */
-    minIncrease: z.number().min(0).max(1).default(0.05),
-    /** `severity` label of change alerts. Default `page`. */
-    severity: z.string().regex(/^[a-z][a-z0-9_]*$/).default('page'),
+    /** Pages a sudden drop: 30m and 5m against the day before (2× and +5 points). */
+    page: changeTier({ window: '30m', shortWindow: '5m', baseline: '1d', minRatio: 2, minIncrease: 0.05 }).prefault({}),
+    /** Tickets a slow drift: 6h and 30m against the week before (1.5× and +3 points). */
+    ticket: changeTier({ window: '6h', shortWindow: '30m', baseline: '7d', minRatio: 1.5, minIncrease: 0.03 }).prefault({}),
   })
   .strict();
 
