@@ -78,7 +78,8 @@ const SEP = '\u0000';
 export class ChangeMonitor implements RecordSink {
   readonly #o: ChangeMonitorOptions;
   readonly #cuts: ReadonlyMap<string, number>;
-  readonly #series = new Map<string, Entry>();
+  /** Per tier (in `tiers` order): series by metric, judge and service. */
+  readonly #series: Array<Map<string, Entry>>;
   readonly #now: () => number;
   readonly #active: Gauge<'metric' | 'severity'> | undefined;
   readonly #ready: Gauge<'metric' | 'judge' | 'service'> | undefined;
@@ -90,6 +91,7 @@ export class ChangeMonitor implements RecordSink {
     this.#o = options;
     this.#now = options.now ?? Date.now;
     this.#cuts = new Map(options.rules.map((r) => [r.metric, r.cut]));
+    this.#series = options.tiers.map(() => new Map());
     const registers = options.registry ? [options.registry] : [];
     if (registers.length > 0) {
       this.#active = new Gauge({ name: 'ragwatch_change_alert_active', help: 'In-process change alerts: 1 while the share of flagged answers of the metric is significantly and materially above its own baseline for some judge/service (docs/alerts.md).', labelNames: ['metric', 'severity'], registers });
@@ -110,7 +112,8 @@ export class ChangeMonitor implements RecordSink {
     for (const [metric, score] of Object.entries(record.scores)) {
       const cut = this.#cuts.get(metric);
       if (cut === undefined || score === undefined || !Number.isFinite(score) || !(record.weight > 0)) continue;
-      for (const settings of this.#o.tiers) this.#entry(settings, metric, record.judge.kind, service, now).series.add(now, record.weight, score <= cut);
+      const key = metric + SEP + record.judge.kind + SEP + service;
+      for (let t = 0; t < this.#series.length; t++) this.#entry(t, key, metric, record.judge.kind, service, now).series.add(now, record.weight, score <= cut);
     }
   }
 
@@ -120,7 +123,8 @@ export class ChangeMonitor implements RecordSink {
     const all: AlertNotice[] = [];
     const changed: AlertNotice[] = [];
     const firing = new Set<string>();
-    for (const e of this.#series.values()) {
+    const out: ChangeSeriesStatus[] = [];
+    for (const e of this.#entries()) {
       const s = e.settings;
       const c = e.series.stepOf(now);
       const steps = (ms: number) => Math.round(ms / s.stepMs);
@@ -138,6 +142,7 @@ export class ChangeMonitor implements RecordSink {
         }
         all.push(this.#notice(e, 'firing', now));
         firing.add(`${e.metric}\u0000${s.tier}`);
+        out.push(statusOf(e));
       } else if (wasFiring) {
         const n = this.#notice(e, 'resolved', now);
         delete e.firingSinceMs;
@@ -148,28 +153,12 @@ export class ChangeMonitor implements RecordSink {
     if (this.#active) for (const metric of this.#cuts.keys()) for (const { tier } of this.#o.tiers) this.#active.set({ metric, severity: tier }, firing.has(`${metric}\u0000${tier}`) ? 1 : 0);
     if (this.#o.notifier?.enabled) this.#o.notifier.send(all, changed);
     if (now - this.#lastSaveMs >= (this.#o.saveIntervalMs ?? 300_000)) this.save();
-    return this.status().filter((x) => x.state === 'firing');
+    return out;
   }
 
   /** Every series: no baseline yet, ok or firing, with the last evaluation's figures. */
   status(): ChangeSeriesStatus[] {
-    return [...this.#series.values()].map((e) => {
-      const v = e.verdict;
-      const out: ChangeSeriesStatus = {
-        tier: e.settings.tier,
-        metric: e.metric,
-        judge: e.judge,
-        service: e.service,
-        state: e.firingSinceMs !== undefined ? 'firing' : v?.baselineReady ? 'ok' : 'no_baseline',
-        baseline: v?.baseline ?? null,
-        baselineSamples: v?.baselineSamples ?? 0,
-        recent: v?.long.recent ?? null,
-        recentSamples: v?.long.samples ?? 0,
-        z: v?.long.z ?? null,
-      };
-      if (e.firingSinceMs !== undefined) out.firingSinceMs = e.firingSinceMs;
-      return out;
-    });
+    return [...this.#entries()].map(statusOf);
   }
 
   /** Starts the periodic evaluation (unref'd). Idempotent. */
@@ -190,7 +179,7 @@ export class ChangeMonitor implements RecordSink {
     const store = this.#o.store;
     if (!store) return;
     try {
-      const series = [...this.#series.values()].map((e) => ({ tier: e.settings.tier, metric: e.metric, judge: e.judge, service: e.service, state: e.series.state() }));
+      const series = [...this.#entries()].map((e) => ({ tier: e.settings.tier, metric: e.metric, judge: e.judge, service: e.service, state: e.series.state() }));
       store.saveModel(STATE_MODEL, { version: 2, savedMs: this.#lastSaveMs, series });
     } catch (err) {
       this.#o.logger?.warn({ err }, 'change alert baseline not saved');
@@ -207,12 +196,17 @@ export class ChangeMonitor implements RecordSink {
     })());
   }
 
-  #entry(settings: ChangeSettings, metric: string, judge: string, service: string, now: number): Entry {
-    const key = settings.tier + SEP + metric + SEP + judge + SEP + service;
-    let e = this.#series.get(key);
+  *#entries(): Iterable<Entry> {
+    for (const tier of this.#series) yield* tier.values();
+  }
+
+  #entry(tier: number, key: string, metric: string, judge: string, service: string, now: number): Entry {
+    const map = this.#series[tier]!;
+    let e = map.get(key);
     if (!e) {
+      const settings = this.#o.tiers[tier]!;
       e = { settings, metric, judge, service, series: new FlagSeries(settings.baselineMs + settings.windowMs, now, settings.stepMs) };
-      this.#series.set(key, e);
+      map.set(key, e);
     }
     return e;
   }
@@ -228,10 +222,10 @@ export class ChangeMonitor implements RecordSink {
     const now = this.#now();
     let restored = 0;
     for (const s of saved.series) {
-      const settings = this.#o.tiers.find((t) => t.tier === s.tier);
-      if (!settings || !this.#cuts.has(s.metric)) continue;
+      const tier = this.#o.tiers.findIndex((t) => t.tier === s.tier);
+      if (tier < 0 || !this.#cuts.has(s.metric)) continue;
       // A ring of another length (the windows changed) is not restored: that tier starts afresh.
-      if (this.#entry(settings, s.metric, s.judge, s.service, now).series.restore(s.state)) restored++;
+      if (this.#entry(tier, s.metric + SEP + s.judge + SEP + s.service, s.metric, s.judge, s.service, now).series.restore(s.state)) restored++;
     }
     this.#o.logger?.info({ series: restored }, 'change alert baselines restored');
   }
@@ -257,4 +251,23 @@ export class ChangeMonitor implements RecordSink {
       generatorURL: '',
     };
   }
+}
+
+/** One series' state as `/api/status` shows it. */
+function statusOf(e: Entry): ChangeSeriesStatus {
+  const v = e.verdict;
+  const out: ChangeSeriesStatus = {
+    tier: e.settings.tier,
+    metric: e.metric,
+    judge: e.judge,
+    service: e.service,
+    state: e.firingSinceMs !== undefined ? 'firing' : v?.baselineReady ? 'ok' : 'no_baseline',
+    baseline: v?.baseline ?? null,
+    baselineSamples: v?.baselineSamples ?? 0,
+    recent: v?.long.recent ?? null,
+    recentSamples: v?.long.samples ?? 0,
+    z: v?.long.z ?? null,
+  };
+  if (e.firingSinceMs !== undefined) out.firingSinceMs = e.firingSinceMs;
+  return out;
 }

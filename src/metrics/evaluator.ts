@@ -140,8 +140,9 @@ export class AlertEvaluator {
       const source = rule.on === 'calibrated' ? this.#o.calibratedWindows : this.#o.windows;
       if (!source) continue;
       // The sample guard counts judged samples, calibrated or not.
-      const samples = new Map(this.#o.windows.aggregate(rule.windowMs, rule.metric).map((a) => [`${a.judge}\u0000${a.service}`, a.samples]));
-      for (const agg of source.aggregate(rule.windowMs, rule.metric)) {
+      const raw = this.#o.windows.aggregate(rule.windowMs, rule.metric);
+      const samples = new Map(raw.map((a) => [`${a.judge}\u0000${a.service}`, a.samples]));
+      for (const agg of source === this.#o.windows ? raw : source.aggregate(rule.windowMs, rule.metric)) {
         const key = `${rule.metric}\u0000${agg.judge}\u0000${agg.service}`;
         const n = samples.get(`${agg.judge}\u0000${agg.service}`) ?? 0;
         const holds = agg.mean !== undefined && agg.mean < rule.threshold && n >= rule.minSamples;
@@ -203,10 +204,15 @@ export class AlertEvaluator {
       const firing = [...this.#active.values()].some((a) => a.metric === r.metric && a.state === 'firing');
       this.#o.alertActive?.set({ metric: r.metric, severity: r.severity }, firing ? 1 : 0);
     }
-    const groups = new Map<string, { judge: string; service: string }>();
-    const windowMs = this.#o.diagnosisWindowMs ?? 30 * 60_000;
-    for (const a of this.#o.windows.aggregate(windowMs)) groups.set(`${a.judge}\u0000${a.service}`, { judge: a.judge, service: a.service });
-    this.#diagnoses = [...groups.values()].flatMap((g) => this.diagnosisFor(g.judge, g.service, windowMs));
+    // One aggregation for every judge/service group (not one per group).
+    const groups = new Map<string, Record<string, number | undefined>>();
+    for (const a of this.#o.windows.aggregate(this.#o.diagnosisWindowMs ?? 30 * 60_000)) {
+      const key = `${a.judge}\u0000${a.service}`;
+      let means = groups.get(key);
+      if (!means) groups.set(key, (means = {}));
+      means[a.metric] = a.mean;
+    }
+    this.#diagnoses = [...groups.values()].flatMap((means) => diagnose(means, this.#thresholds));
     const components = new Set(this.#diagnoses.map((d) => d.pattern.component));
     for (const c of DIAGNOSIS_COMPONENTS) this.#o.diagnosisActive?.set({ component: c }, components.has(c) ? 1 : 0);
   }

@@ -15,9 +15,9 @@ export function defaultChange() {
   return changeRulesFromConfig(config.alerts);
 }
 
-/** A score record of one answer. */
-export function record(score: number, service = 'rag', weight = 1): ScoreRecord {
-  return { tripletId: 't', traceId: 'a'.repeat(32), spanId: 'b'.repeat(16), service, timestamp: new Date(0).toISOString(), judge: { kind: 'llm', model: 'm' }, scores: { groundedness: score }, weight, details: { claims: [] }, usage: { calls: 0, inputTokens: 0, outputTokens: 0 } } as unknown as ScoreRecord;
+/** A score record of one answer (at `timestampMs`, default the epoch). */
+export function record(score: number, service = 'rag', weight = 1, timestampMs = 0): ScoreRecord {
+  return { tripletId: 't', traceId: 'a'.repeat(32), service, stratum: 'all', weight, timestamp: new Date(timestampMs).toISOString(), judge: { kind: 'llm', model: 'm' }, scores: { groundedness: score }, skipped: {}, details: { claims: [], subQuestions: [], sources: [], redundantSentences: [] }, diagnosis: [], usage: { calls: 0, inputTokens: 0, outputTokens: 0, durationMs: 0 } };
 }
 
 function poisson(random: () => number, lambda: number): number {
@@ -75,4 +75,15 @@ export function simulate(seed: number, minutes: number, ratePerS: number, badSha
     if (baselineReadyAt === undefined && m.status().some((s) => s.state !== 'no_baseline')) baselineReadyAt = minute;
   }
   return { firings, tickets, baselineReadyAt, monitor: m, endMs: nowMs };
+}
+
+/** Score records of `minutes` of traffic with their timestamps: flagged answers score `badScore`, the rest 1. */
+export function scoreRecords(seed: number, minutes: number, ratePerS: number, badShare: (minute: number) => number, badScore = 0.5): ScoreRecord[] {
+  const random = rng(seed);
+  const out: ScoreRecord[] = [];
+  for (let minute = 0; minute < minutes; minute++) {
+    const n = poisson(random, ratePerS * 60);
+    for (let i = 0; i < n; i++) out.push(record(random() < badShare(minute) ? badScore : 1, 'rag', 1, SIM_START_MS + minute * 60_000 + Math.floor(((i + 0.5) / n) * 60_000)));
+  }
+  return out;
 }

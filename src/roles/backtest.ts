@@ -1,0 +1,156 @@
+/**
+ * `ragwatch alerts backtest`: replays score records (as `ragwatch score` prints them and the scores
+ * topic carries them) in the order of their `timestamp` through the same evaluators as a scoring
+ * process — the threshold alerts of `metrics/` and the change alerts of `change/` — on a simulated
+ * clock stepped at `alerts.evaluationIntervalMs`, and reports every alert's firing intervals.
+ * Nothing is notified and nothing is written.
+ * @module
+ */
+import { ChangeMonitor } from '../change/monitor.ts';
+import { changeAlertName, changeRulesFromConfig } from '../change/rules.ts';
+import type { RagwatchConfig } from '../config/schema.ts';
+import { ScoreMetrics } from '../metrics/score-metrics.ts';
+import { createInstruments, instrumentsOptionsFromConfig } from '../telemetry/instruments.ts';
+import { METRIC_NAMES, scoreRecordSchema, type ScoreRecord } from '../triplet.ts';
+
+/** The kinds of alert a backtest replays. */
+export type BacktestKind = 'threshold' | 'change';
+
+/** One alert instance and when it fired. */
+export interface BacktestAlert {
+  name: string;
+  metric: string;
+  judge: string;
+  service: string;
+  severity: string;
+  kind: BacktestKind;
+  firings: Array<{ start: string; end: string }>;
+}
+
+/** What a backtest found. */
+export interface BacktestReport {
+  /** Records replayed. */
+  records: number;
+  /** RFC 3339 time of the first and last record replayed (null without any). */
+  from: string | null;
+  to: string | null;
+  alerts: BacktestAlert[];
+  /** Lines not replayed, with the reason (line numbers from 1). */
+  rejected: Array<{ line: number; reason: string }>;
+  /** Lines past the first 100 rejected ones, counted only. */
+  rejectedMore: number;
+  /** Scores of metrics ragwatch does not know, left out (the rest of their records replayed). */
+  unknownMetrics: Record<string, number>;
+}
+
+const KNOWN_METRICS = new Set<string>(METRIC_NAMES);
+const MAX_REJECTED_LISTED = 100;
+
+/** Parses the lines of a score file: valid records in timestamp order (stable for equal times), and what was rejected. */
+export async function readScoreLines(lines: Iterable<string> | AsyncIterable<string>): Promise<{ records: Array<{ ms: number; record: ScoreRecord }>; rejected: BacktestReport['rejected']; rejectedMore: number; unknownMetrics: Record<string, number> }> {
+  const records: Array<{ ms: number; record: ScoreRecord }> = [];
+  const rejected: BacktestReport['rejected'] = [];
+  let rejectedMore = 0;
+  const unknownMetrics: Record<string, number> = {};
+  const reject = (line: number, reason: string) => (rejected.length < MAX_REJECTED_LISTED ? rejected.push({ line, reason }) : rejectedMore++);
+  let n = 0;
+  for await (const text of lines) {
+    n++;
+    if (text.trim() === '') continue;
+    let raw: unknown;
+    try {
+      raw = JSON.parse(text);
+    } catch (err) {
+      reject(n, `not JSON: ${(err as Error).message}`);
+      continue;
+    }
+    if (raw !== null && typeof raw === 'object') {
+      const obj = raw as Record<string, unknown>;
+      // `details` is optional in a backtest: only scores, judge, service, weight and timestamp are read.
+      if (!('details' in obj)) obj.details = {};
+      // A metric ragwatch does not know is left out (counted); the rest of the record is replayed.
+      for (const key of ['scores', 'skipped']) {
+        const map = obj[key];
+        if (map === null || typeof map !== 'object') continue;
+        for (const metric of Object.keys(map)) {
+          if (KNOWN_METRICS.has(metric)) continue;
+          if (key === 'scores') unknownMetrics[metric] = (unknownMetrics[metric] ?? 0) + 1;
+          delete (map as Record<string, unknown>)[metric];
+        }
+      }
+    }
+    const parsed = scoreRecordSchema.safeParse(raw);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0]!;
+      reject(n, `not a score record: key "${issue.path.join('.')}": ${issue.message}`);
+      continue;
+    }
+    const ms = Date.parse(parsed.data.timestamp);
+    if (!Number.isFinite(ms)) {
+      reject(n, `key "timestamp": not a time (${parsed.data.timestamp})`);
+      continue;
+    }
+    records.push({ ms, record: parsed.data });
+  }
+  records.sort((a, b) => a.ms - b.ms);
+  return { records, rejected, rejectedMore, unknownMetrics };
+}
+
+/** Replays the lines of a score file (read as they come) through the alert evaluators of `config`. */
+export async function backtest(config: RagwatchConfig, lines: Iterable<string> | AsyncIterable<string>): Promise<BacktestReport> {
+  const { records, rejected, rejectedMore, unknownMetrics } = await readScoreLines(lines);
+  // No notification leaves a backtest, whatever the configuration says.
+  const quiet: RagwatchConfig = { ...config, alerts: { ...config.alerts, alertmanager: { ...config.alerts.alertmanager, url: undefined }, webhook: { ...config.alerts.webhook, url: undefined } }, metrics: { ...config.metrics, processMetrics: false } };
+  let now = records[0]?.ms ?? 0;
+  const clock = () => now;
+  const scores = new ScoreMetrics({ config: quiet, instruments: createInstruments(instrumentsOptionsFromConfig(quiet)), now: clock });
+  const change = new ChangeMonitor({ ...changeRulesFromConfig(quiet.alerts), now: clock, serviceOf: (r) => scores.serviceOf(r) });
+  const step = quiet.alerts.evaluationIntervalMs;
+  const open = new Map<string, { alert: BacktestAlert; startMs: number }>();
+  const done = new Map<string, BacktestAlert>();
+  const close = (key: string, endMs: number) => {
+    const o = open.get(key)!;
+    o.alert.firings.push({ start: new Date(o.startMs).toISOString(), end: new Date(endMs).toISOString() });
+    open.delete(key);
+  };
+  const evaluate = () => {
+    const firing = new Map<string, Omit<BacktestAlert, 'firings'>>();
+    for (const a of scores.evaluator.evaluate()) if (a.state === 'firing') firing.set(`threshold\u0000${a.name}\u0000${a.judge}\u0000${a.service}`, { name: a.name, metric: a.metric, judge: a.judge, service: a.service, severity: a.severity, kind: 'threshold' });
+    for (const c of change.evaluate()) firing.set(`change\u0000${c.tier}\u0000${c.metric}\u0000${c.judge}\u0000${c.service}`, { name: changeAlertName(c.metric, c.tier), metric: c.metric, judge: c.judge, service: c.service, severity: c.tier, kind: 'change' });
+    for (const key of [...open.keys()]) if (!firing.has(key)) close(key, now);
+    for (const [key, a] of firing) {
+      if (open.has(key)) continue;
+      const alert = done.get(key) ?? { ...a, firings: [] };
+      done.set(key, alert);
+      open.set(key, { alert, startMs: now });
+    }
+  };
+  let next = records.length > 0 ? Math.floor(records[0]!.ms / step) * step + step : 0;
+  for (const { ms, record } of records) {
+    while (next <= ms) {
+      now = next;
+      evaluate();
+      next += step;
+    }
+    now = ms;
+    if (record.origin === 'probe') continue;
+    scores.onRecord(record);
+    change.onRecord(record);
+  }
+  // One last evaluation after the last record closes what is still firing there.
+  if (records.length > 0) {
+    now = next;
+    evaluate();
+    for (const key of [...open.keys()]) close(key, now);
+  }
+  const last = records.at(-1);
+  return {
+    records: records.length,
+    from: records[0] ? new Date(records[0].ms).toISOString() : null,
+    to: last ? new Date(last.ms).toISOString() : null,
+    alerts: [...done.values()].sort((a, b) => a.firings[0]!.start.localeCompare(b.firings[0]!.start) || a.name.localeCompare(b.name)),
+    rejected,
+    rejectedMore,
+    unknownMetrics,
+  };
+}
