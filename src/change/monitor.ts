@@ -12,7 +12,7 @@ import type { Logger } from '../log.ts';
 import type { AlertNotice, AlertNotifier } from '../metrics/notifier.ts';
 import type { RecordSink } from '../scorer/record-sinks.ts';
 import type { SampledTriplet, ScoreRecord } from '../triplet.ts';
-import { FlagSeries, type FlagSeriesState } from './flag-series.ts';
+import { FlagSeries, type FlagSeriesState } from '../metrics/flag-series.ts';
 import { changeAlertName } from './rules.ts';
 import { changeVerdict } from './statistic.ts';
 import type { ChangeRule, ChangeSettings, ChangeVerdict } from './types.ts';

@@ -4,18 +4,9 @@
  * baseline.
  * @module
  */
+import type { FlagCounts } from '../metrics/flag-series.ts';
 
-/** Weighted counts over a span of time: what both evaluators read (PromQL from counters, in process from snapshots). */
-export interface FlagCounts {
-  /** Σw of judged answers. */
-  weight: number;
-  /** Σw of flagged answers (score ≤ the metric's threshold). */
-  flagged: number;
-  /** Σw². */
-  weightSquares: number;
-  /** Judged answers, unweighted. */
-  samples: number;
-}
+export type { FlagCounts };
 
 /** Resolved settings of one tier of change alerts (durations in milliseconds). */
 export interface ChangeSettings {

@@ -1,7 +1,8 @@
 /**
  * `ragwatch alerts backtest`: replays score records (as `ragwatch score` prints them and the scores
  * topic carries them) in the order of their `timestamp` through the same evaluators as a scoring
- * process — the threshold alerts of `metrics/` and the change alerts of `change/` — on a simulated
+ * process — the threshold alerts of `metrics/`, the change alerts of `change/` and the SLOs' burn-rate
+ * alerts of `slo/` — on a simulated
  * clock stepped at `alerts.evaluationIntervalMs`, and reports every alert's firing intervals.
  * Nothing is notified and nothing is written.
  * @module
@@ -9,12 +10,15 @@
 import { ChangeMonitor } from '../change/monitor.ts';
 import { changeAlertName, changeRulesFromConfig } from '../change/rules.ts';
 import type { RagwatchConfig } from '../config/schema.ts';
+import { requireDurationMs } from '../metrics/duration.ts';
 import { ScoreMetrics } from '../metrics/score-metrics.ts';
+import { SloMonitor } from '../slo/monitor.ts';
+import { sloAlertName, sloRulesFromConfig } from '../slo/rules.ts';
 import { createInstruments, instrumentsOptionsFromConfig } from '../telemetry/instruments.ts';
 import { METRIC_NAMES, scoreRecordSchema, type ScoreRecord } from '../triplet.ts';
 
 /** The kinds of alert a backtest replays. */
-export type BacktestKind = 'threshold' | 'change';
+export type BacktestKind = 'threshold' | 'change' | 'burn_rate';
 
 /** One alert instance and when it fired. */
 export interface BacktestAlert {
@@ -105,6 +109,7 @@ export async function backtest(config: RagwatchConfig, lines: Iterable<string> |
   const clock = () => now;
   const scores = new ScoreMetrics({ config: quiet, instruments: createInstruments(instrumentsOptionsFromConfig(quiet)), now: clock });
   const change = new ChangeMonitor({ ...changeRulesFromConfig(quiet.alerts), now: clock, serviceOf: (r) => scores.serviceOf(r) });
+  const slo = new SloMonitor({ rules: sloRulesFromConfig(quiet.alerts), now: clock, serviceOf: (r) => scores.serviceOf(r), keepFiringForMs: requireDurationMs(quiet.alerts.keepFiringFor) });
   const step = quiet.alerts.evaluationIntervalMs;
   const open = new Map<string, { alert: BacktestAlert; startMs: number }>();
   const done = new Map<string, BacktestAlert>();
@@ -117,6 +122,7 @@ export async function backtest(config: RagwatchConfig, lines: Iterable<string> |
     const firing = new Map<string, Omit<BacktestAlert, 'firings'>>();
     for (const a of scores.evaluator.evaluate()) if (a.state === 'firing') firing.set(`threshold\u0000${a.name}\u0000${a.judge}\u0000${a.service}`, { name: a.name, metric: a.metric, judge: a.judge, service: a.service, severity: a.severity, kind: 'threshold' });
     for (const c of change.evaluate()) firing.set(`change\u0000${c.tier}\u0000${c.metric}\u0000${c.judge}\u0000${c.service}`, { name: changeAlertName(c.metric, c.tier), metric: c.metric, judge: c.judge, service: c.service, severity: c.tier, kind: 'change' });
+    for (const a of slo.evaluate()) firing.set(`burn_rate\u0000${a.severity}\u0000${a.metric}\u0000${a.judge}\u0000${a.service}`, { name: sloAlertName(a.metric), metric: a.metric, judge: a.judge, service: a.service, severity: a.severity, kind: 'burn_rate' });
     for (const key of [...open.keys()]) if (!firing.has(key)) close(key, now);
     for (const [key, a] of firing) {
       if (open.has(key)) continue;
@@ -136,6 +142,7 @@ export async function backtest(config: RagwatchConfig, lines: Iterable<string> |
     if (record.origin === 'probe') continue;
     scores.onRecord(record);
     change.onRecord(record);
+    slo.onRecord(record);
   }
   // One last evaluation after the last record closes what is still firing there.
   if (records.length > 0) {

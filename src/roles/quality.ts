@@ -16,10 +16,13 @@ import type { Logger } from '../log.ts';
 import type { AlertEvaluator, MetricAlertRule } from '../metrics/evaluator.ts';
 import type { ExamplesBuffer } from '../metrics/examples.ts';
 import type { AlertNotifier } from '../metrics/notifier.ts';
+import { requireDurationMs } from '../metrics/duration.ts';
 import { examplesBaseUrl } from '../metrics/rules.ts';
 import { ScoreMetrics, retentionMs, type QualityStatus } from '../metrics/score-metrics.ts';
 import type { ScoreWindows } from '../metrics/score-windows.ts';
 import { RecordSinks, type RecordSink } from '../scorer/record-sinks.ts';
+import { SloMonitor, type SloAlert } from '../slo/monitor.ts';
+import { sloRulesFromConfig } from '../slo/rules.ts';
 import type { ReviewStore } from '../store/review-store.ts';
 import { ReviewSink } from '../store/review-sink.ts';
 import type { Instruments } from '../telemetry/instruments.ts';
@@ -28,7 +31,7 @@ import type { LiveTopics } from '../weakness/live-topics.ts';
 import { WeaknessMonitor, type WeaknessView } from '../weakness/monitor.ts';
 
 /** What `/api/status` reports about quality: the metrics consumer's, and each change-alert series. */
-export type QualityStatusWithChange = QualityStatus & { change: ChangeSeriesStatus[] };
+export type QualityStatusWithChange = QualityStatus & { change: ChangeSeriesStatus[]; slo: SloAlert[] };
 
 export type { QualityStatus };
 
@@ -56,6 +59,8 @@ export class QualityMonitor implements RecordSink {
   readonly weakness: WeaknessMonitor;
   /** Change alerts against each series' own baseline (alerts.change). */
   readonly change: ChangeMonitor;
+  /** Quality SLOs: burn-rate alerts and error budgets (alerts.metrics.<metric>.slo). */
+  readonly slo: SloMonitor;
   /** Refits the calibration from the review store's labels; absent without a store. */
   readonly refitter: Refitter | undefined;
   /** The review store, when open. */
@@ -99,8 +104,18 @@ export class QualityMonitor implements RecordSink {
       ...now,
       ...logger,
     });
+    this.slo = new SloMonitor({
+      rules: sloRulesFromConfig(config.alerts),
+      registry: instruments.registry,
+      notifier: this.scores.notifier,
+      serviceOf: (record) => this.scores.serviceOf(record),
+      intervalMs: config.alerts.evaluationIntervalMs,
+      keepFiringForMs: requireDurationMs(config.alerts.keepFiringFor),
+      examplesUrl: examplesBaseUrl(config),
+      ...now,
+    });
     // One line per consumer: the next capability registers here, in its own room's sink.
-    this.#sinks = new RecordSinks([this.scores, this.weakness, this.change]);
+    this.#sinks = new RecordSinks([this.scores, this.weakness, this.change, this.slo]);
     if (calibration) this.#sinks.add({ onRecord: (record) => calibration.observe(record, this.scores.serviceOf(record)) });
     if (review) {
       const undecided = (metric: string, judge: string, score: number) => calibration?.setOf(metric, judge, score) === 'both';
@@ -146,7 +161,10 @@ export class QualityMonitor implements RecordSink {
   /** Starts the periodic evaluator (when `alerts.evaluate` is on), the refits and the topic batches. */
   start(): void {
     this.scores.start();
-    if (this.#config.alerts.evaluate) this.change.start();
+    if (this.#config.alerts.evaluate) {
+      this.change.start();
+      this.slo.start();
+    }
     this.refitter?.start();
     this.weakness.start();
   }
@@ -168,7 +186,7 @@ export class QualityMonitor implements RecordSink {
 
   /** Current means, alerts, diagnosis and the change-alert series (`no_baseline`, `ok`, `firing`). */
   status(): QualityStatusWithChange {
-    return { ...this.scores.status(), change: this.change.status() };
+    return { ...this.scores.status(), change: this.change.status(), slo: this.slo.active() };
   }
 
   /** Stops the evaluator, flushes notifications and closes the review store. Idempotent. */
@@ -176,6 +194,7 @@ export class QualityMonitor implements RecordSink {
     return (this.#shutdown ??= (async () => {
       await this.scores.shutdown();
       await this.change.shutdown();
+      await this.slo.shutdown();
       await this.refitter?.shutdown();
       await this.weakness.shutdown();
       await this.review?.shutdown();

@@ -35,6 +35,18 @@ export const metricAlertSchema = z
      * against the series' own baseline. Unset = on for `severity: page`, off otherwise.
      */
     change: z.boolean().optional(),
+    /**
+     * Quality SLO (optional): the share of answers scoring above `threshold` should be at least `objective`
+     * over `period` (default `30d`). Adds multiwindow multi-burn-rate alerts (page: 14.4× over 1h and 5m,
+     * 6× over 6h and 30m; ticket: 1× over 3d and 6h) and `ragwatch_slo_error_budget_remaining_ratio`.
+     */
+    slo: z
+      .object({
+        objective: z.number().gt(0).lt(1).describe('Share of answers that must score above the threshold, e.g. 0.95.'),
+        period: promDuration.default('30d').describe('SLO period of the error budget.'),
+      })
+      .strict()
+      .optional(),
   })
   .strict();
 

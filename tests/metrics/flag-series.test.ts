@@ -1,6 +1,6 @@
 /** Per-minute snapshots of flagged counts: window sums, an idle series, the ring bound, save and restore. */
 import { describe, expect, it } from 'vitest';
-import { FlagSeries } from '../../src/change/flag-series.ts';
+import { FlagSeries } from '../../src/metrics/flag-series.ts';
 
 const T0 = Date.UTC(2026, 0, 1);
 const min = (m: number) => T0 + m * 60_000;

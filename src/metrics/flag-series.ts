@@ -4,7 +4,17 @@
  * of the ring are two snapshot lookups, and memory is fixed by the ring length, whatever the traffic.
  * @module
  */
-import type { FlagCounts } from './types.ts';
+/** Weighted counts over a span of time: what both evaluators read (PromQL from counters, in process from snapshots). */
+export interface FlagCounts {
+  /** Σw of judged answers. */
+  weight: number;
+  /** Σw of flagged answers (score ≤ the metric's threshold). */
+  flagged: number;
+  /** Σw². */
+  weightSquares: number;
+  /** Judged answers, unweighted. */
+  samples: number;
+}
 
 /** The default resolution of the snapshots. */
 const MINUTE_MS = 60_000;
