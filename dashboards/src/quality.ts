@@ -15,6 +15,7 @@ import { withCalibrationRow } from './calibration.ts';
 import { withProbesRow } from './probes.ts';
 import { withExamsRow } from './exams.ts';
 import { withSafetyRow } from './safety.ts';
+import { withAlertingRow } from './alerting.ts';
 import { withQueryTypeRow } from './weakness.ts';
 
 const SCORE = `metric="$metric", ${JUDGE}, ${SERVICE}`;
@@ -151,5 +152,5 @@ export function qualityDashboard(): DashboardBuilder {
           prom(`sum by (le) (increase(ragwatch_score_ratio_bucket{metric=~"$metric", ${JUDGE}, ${SERVICE}}[$__rate_interval]))`, '{{le}}').format(PromQueryFormat.Heatmap),
         ),
     );
-  return withExamsRow(withProbesRow(withCalibrationRow(withSafetyRow(withQueryTypeRow(dashboard)), SCORE)));
+  return withExamsRow(withProbesRow(withCalibrationRow(withSafetyRow(withQueryTypeRow(withAlertingRow(dashboard))), SCORE)));
 }

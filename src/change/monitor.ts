@@ -95,6 +95,21 @@ export class ChangeMonitor implements RecordSink {
     const registers = options.registry ? [options.registry] : [];
     if (registers.length > 0) {
       this.#active = new Gauge({ name: 'ragwatch_change_alert_active', help: 'In-process change alerts: 1 while the share of flagged answers of the metric is significantly and materially above its own baseline for some judge/service (docs/alerts.md).', labelNames: ['metric', 'severity'], registers });
+      const series = this.#series;
+      new Gauge({
+        name: 'ragwatch_change_flagged_share_ratio',
+        help: 'Change alerts (first tier, page by default), at the last evaluation: the weighted share of answers at or below the metric\'s threshold over the long window (window="recent") and over its baseline (window="baseline", once ready), by metric, judge and service.',
+        labelNames: ['metric', 'judge', 'service', 'window'],
+        registers,
+        collect() {
+          this.reset();
+          for (const e of series[0]?.values() ?? []) {
+            const v = e.verdict;
+            if (v?.long.recent != null) this.set({ metric: e.metric, judge: e.judge, service: e.service, window: 'recent' }, v.long.recent);
+            if (v?.baseline != null) this.set({ metric: e.metric, judge: e.judge, service: e.service, window: 'baseline' }, v.baseline);
+          }
+        },
+      });
       this.#ready = new Gauge({ name: 'ragwatch_change_baseline_ready', help: 'Change alerts: 1 once the series\' baseline holds alerts.change.minBaselineSamples judged answers, 0 while there is no baseline yet (it cannot fire).', labelNames: ['metric', 'judge', 'service'], registers });
     }
     this.#restore();

@@ -50,6 +50,8 @@ const FLAGGED = 'ragwatch_weakness_flagged';
 /** Series no demo produces, in either mode; each is checked elsewhere on real data (the reason says where). */
 const NOT_IN_DEMO: Record<string, string> = {
   ragwatch_exam_: 'exams are taken per release by `ragwatch exam take` (tests/exams/e2e.test.ts checks the series); the demo takes none',
+  'window="baseline"': 'a change baseline needs 1000 judged answers (two hours at 0.2/s); the demo runs for minutes (tests/change/monitor.test.ts checks the series)',
+  ragwatch_slo_: 'SLOs are opt-in per metric (alerts.metrics.<metric>.slo); the demo configures none (tests/slo/slo.test.ts checks the series)',
 };
 
 /** The expression without its `(sum(x) or vector(0))` terms: those return 0 rather than nothing where x has no series. */
