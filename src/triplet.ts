@@ -72,6 +72,8 @@ export const tripletSchema = z.object({
   service: z.string(),
   route: z.string().optional(),
   model: z.string().optional(),
+  /** The service's release: the resource's `service.version`, where the SDK sets it. */
+  release: z.string().optional(),
   timestamp: z.string(),
   query: z.string(),
   sources: z.array(sourceSchema),
@@ -146,6 +148,8 @@ export const scoreRecordSchema = z.object({
   traceId: z.string(),
   service: z.string(),
   route: z.string().optional(),
+  /** The triplet's release (`service.version`), when known. */
+  release: z.string().optional(),
   stratum: z.string(),
   weight: z.number().positive().finite(),
   timestamp: z.string(),

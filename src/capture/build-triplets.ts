@@ -276,6 +276,8 @@ export function buildTriplets(spans: readonly CapturedSpan[], options: BuildOpti
     };
     if (route !== undefined) triplet.route = route;
     if (gen.model !== undefined) triplet.model = gen.model;
+    const release = str(span.resource, 'service.version');
+    if (release !== undefined) triplet.release = release;
     if (isProbeTraceId(span.traceId)) triplet.origin = 'probe';
     outcomes.push({ kind: 'triplet', triplet, mapper: mapper.name, explain });
   }

@@ -14,7 +14,7 @@ import type { RecordSink } from '../scorer/record-sinks.ts';
 import type { SampledTriplet, ScoreRecord } from '../triplet.ts';
 import { FlagSeries, type FlagSeriesState } from '../metrics/flag-series.ts';
 import { changeAlertName } from './rules.ts';
-import { changeVerdict } from './statistic.ts';
+import { baselineShare, changeVerdict, effectiveSamples, windowTest } from './statistic.ts';
 import type { ChangeRule, ChangeSettings, ChangeVerdict } from './types.ts';
 
 /** Where the snapshots are saved (the review store's named models). */
@@ -42,6 +42,8 @@ export interface ChangeMonitorOptions {
   saveIntervalMs?: number;
   /** Base URL of the examples page (annotations). */
   examplesUrl?: string;
+  /** What moved: the weakness map's worst flagged cell of a metric (release, model, route, topic …), named in notices. */
+  weakestCell?: (metric: string, judge: string) => string | undefined;
   logger?: Logger;
 }
 
@@ -68,6 +70,8 @@ interface Entry {
   series: FlagSeries;
   verdict?: ChangeVerdict;
   firingSinceMs?: number;
+  /** The start of the longest recent window that already showed the drop when it started firing. */
+  visibleSinceMs?: number;
   lastTrueMs?: number;
 }
 
@@ -153,6 +157,7 @@ export class ChangeMonitor implements RecordSink {
       if (v.firing || (wasFiring && keep)) {
         if (!wasFiring) {
           e.firingSinceMs = now;
+          e.visibleSinceMs = visibleSince(e, c, steps, s);
           changed.push(this.#notice(e, 'firing', now));
         }
         all.push(this.#notice(e, 'firing', now));
@@ -161,6 +166,7 @@ export class ChangeMonitor implements RecordSink {
       } else if (wasFiring) {
         const n = this.#notice(e, 'resolved', now);
         delete e.firingSinceMs;
+        delete e.visibleSinceMs;
         changed.push(n);
         all.push(n);
       }
@@ -250,7 +256,9 @@ export class ChangeMonitor implements RecordSink {
     const s = e.settings;
     const pct = (x: number | null | undefined) => (x === null || x === undefined ? 'n/a' : `${(x * 100).toFixed(1)} %`);
     const cut = this.#cuts.get(e.metric)!;
-    const examples = this.#o.examplesUrl ? `${this.#o.examplesUrl}/examples?metric=${encodeURIComponent(e.metric)}&below=${cut}&service=${encodeURIComponent(e.service)}` : '';
+    const since = e.visibleSinceMs !== undefined ? `&since=${e.visibleSinceMs}` : '';
+    const examples = this.#o.examplesUrl ? `${this.#o.examplesUrl}/examples?metric=${encodeURIComponent(e.metric)}&below=${cut}&service=${encodeURIComponent(e.service)}${since}` : '';
+    const weakest = this.#o.weakestCell?.(e.metric, e.judge);
     return {
       status,
       labels: { alertname: changeAlertName(e.metric, s.tier), metric: e.metric, judge: e.judge, service: e.service, severity: s.tier, kind: 'change' },
@@ -259,6 +267,8 @@ export class ChangeMonitor implements RecordSink {
         description:
           `The share of ${e.metric} answers (${e.judge} judge) at or below ${cut} rose from ${pct(v?.baseline)} (baseline, n=${v?.baselineSamples ?? 0}) ` +
           `to ${pct(v?.long.recent)} (n=${v?.long.samples ?? 0}, z=${v?.long.z?.toFixed(1) ?? 'n/a'}) and ${pct(v?.short.recent)} over the short window (n=${v?.short.samples ?? 0}, z=${v?.short.z?.toFixed(1) ?? 'n/a'}).`,
+        ...(e.visibleSinceMs !== undefined ? { visible_since: new Date(e.visibleSinceMs).toISOString() } : {}),
+        ...(weakest ? { weakness: `${e.metric} ${weakest}` } : {}),
         ...(examples ? { examples } : {}),
       },
       startsAt: new Date(e.firingSinceMs ?? now).toISOString(),
@@ -285,4 +295,23 @@ function statusOf(e: Entry): ChangeSeriesStatus {
   };
   if (e.firingSinceMs !== undefined) out.firingSinceMs = e.firingSinceMs;
   return out;
+}
+
+/**
+ * The first minute the drop is visible: of the recent windows from the short one up to the long one,
+ * the start of the one where the evidence is strongest (largest z among those that test as a drop) —
+ * for a step change that is where the step is (a window reaching further back is diluted by good
+ * answers, a shorter one holds fewer bad ones).
+ */
+function visibleSince(e: Entry, c: number, steps: (ms: number) => number, s: ChangeSettings): number | undefined {
+  const long = steps(s.windowMs);
+  const base = e.series.counts(c - long - steps(s.baselineMs), c - long);
+  const pb = baselineShare(base);
+  const nb = effectiveSamples(base);
+  let best: { k: number; z: number } | undefined;
+  for (let k = steps(s.shortWindowMs); k <= long; k++) {
+    const t = windowTest(e.series.counts(c - k, c + 1), pb, nb, s);
+    if (t.drop && t.z !== null && (!best || t.z > best.z)) best = { k, z: t.z };
+  }
+  return best === undefined ? undefined : (c - best.k) * s.stepMs;
 }

@@ -1,7 +1,7 @@
 /**
  * `ragwatch weaknesses FILE.jsonl`: where the service fails, offline (HCAT §6.2; docs/weaknesses.md).
  * Questions get topics (bundled embedding model + spherical k-means, named by class-based TF-IDF) and
- * question types (rules); every metric is broken down by topic, question type, route and model, and
+ * question types (rules); every metric is broken down by topic, question type, route, model and release, and
  * the groundedness-type metrics by topic × question type; cells worse than the rest are flagged with
  * Benjamini–Hochberg control.
  * @module
@@ -19,14 +19,14 @@ import type { Command } from './types.ts';
 
 export const weaknessesCommand: Command = {
   name: 'weaknesses',
-  summary: 'where the service fails: every metric by topic, question type, route and model, weak cells flagged',
+  summary: 'where the service fails: every metric by topic, question type, route, model and release, weak cells flagged',
   usage: `usage: ragwatch weaknesses FILE.jsonl [--json] [--topics K] [--min-count N] [-c FILE]
 
 Each line is a Triplet, or {"triplet": Triplet, "records": [ScoreRecord]} when already scored (others
 are scored with the configured judge, redacted first). Questions get topics (K clusters of the bundled
 embedding model's vectors, default 12, named by their most distinctive words) and question types
 (what / who / when / where / why / how / yes_no / comparison / list / numeric / other). Every metric is
-broken down by topic, question type, route and model, the groundedness-type metrics also by topic x
+broken down by topic, question type, route, model and release (service.version), the groundedness-type metrics also by topic x
 question type; a cell is flagged when it is worse than the rest of the answers (one-sided Welch test,
 Benjamini-Hochberg at 5 % over all cells, at least --min-count answers, its 95 % interval below the rest).
 
@@ -67,7 +67,7 @@ Benjamini-Hochberg at 5 % over all cells, at least --min-count answers, its 95 %
         judge: rec.judge.kind,
         weight: rec.weight,
         scores: rec.scores,
-        dims: { topic: assigned[i]!.topic, queryType: assigned[i]!.queryType, ...(a.triplet.route ? { route: a.triplet.route } : {}), ...(a.triplet.model ? { model: a.triplet.model } : {}) },
+        dims: { topic: assigned[i]!.topic, queryType: assigned[i]!.queryType, ...(a.triplet.route ? { route: a.triplet.route } : {}), ...(a.triplet.model ? { model: a.triplet.model } : {}), ...(a.triplet.release ? { release: a.triplet.release } : {}) },
       })),
     );
     const cells = weaknessCells(scored, { bivariateMetrics: config.weakness.bivariateMetrics, minCount }).map(({ worst: _worst, ...c }) => c);

@@ -34,6 +34,8 @@ export interface ExamplesQuery {
   service?: string;
   /** Only these triplets (the weakness page's worst answers of a cell). */
   ids?: readonly string[];
+  /** Only answers at or after this time, milliseconds since the epoch (an alert's window). */
+  sinceMs?: number;
   /** Newest first, at most this many. Default 20, capped at the buffer size. */
   limit?: number;
 }
@@ -86,6 +88,7 @@ export class ExamplesBuffer {
       const e = this.#ring[(this.#next - i + this.#ring.length * 2) % this.#ring.length]!;
       if (q.service !== undefined && e.record.service !== q.service) continue;
       if (q.ids !== undefined && !q.ids.includes(e.record.tripletId)) continue;
+      if (q.sinceMs !== undefined && !(Date.parse(e.record.timestamp) >= q.sinceMs)) continue;
       if (q.metric !== undefined) {
         const v = e.record.scores[q.metric as keyof ScoreRecord['scores']];
         if (v === undefined || (q.below !== undefined && !(v < q.below))) continue;

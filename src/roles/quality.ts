@@ -100,6 +100,7 @@ export class QualityMonitor implements RecordSink {
       serviceOf: (record) => this.scores.serviceOf(record),
       intervalMs: config.alerts.evaluationIntervalMs,
       examplesUrl: examplesBaseUrl(config),
+      weakestCell: (metric, judge) => this.weakness.worstCell(metric, judge),
       ...(review ? { store: review } : {}),
       ...now,
       ...logger,

@@ -28,6 +28,7 @@ export function scoreRecordOf(triplet: SampledTriplet, judge: Pick<Judge, 'kind'
     if (pii.free === 0) record.details = { ...record.details, piiTypes: pii.types };
   }
   if (triplet.route !== undefined) record.route = triplet.route;
+  if (triplet.release !== undefined) record.release = triplet.release;
   if (triplet.origin !== undefined) record.origin = triplet.origin;
   return record;
 }

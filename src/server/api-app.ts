@@ -59,6 +59,12 @@ function parseQuery(q: (key: string) => string | undefined): ExamplesQuery | str
     if (!/^[a-z][a-z0-9_]{0,63}$/.test(metric)) return 'metric must be a metric name like "groundedness"';
     out.metric = metric;
   }
+  const since = q('since');
+  if (since !== undefined && since !== '') {
+    const n = Number(since);
+    if (!Number.isSafeInteger(n) || n < 0) return 'since must be a time in milliseconds since the epoch';
+    out.sinceMs = n;
+  }
   const below = q('below');
   if (below !== undefined && below !== '') {
     const n = Number(below);

@@ -36,7 +36,7 @@ export interface WeaknessCellsOptions {
 }
 
 /** The marginal dimensions, in report order. */
-export const MARGINAL_DIMENSIONS = ['topic', 'queryType', 'route', 'model'] as const;
+export const MARGINAL_DIMENSIONS = ['topic', 'queryType', 'route', 'model', 'release'] as const;
 
 /** Every cell of `answers`, grouped per metric and judge (sorted by metric; flagged cells first within each breakdown). */
 export function weaknessCells(answers: readonly ScoredAnswer[], options: WeaknessCellsOptions = {}): MetricCell[] {
@@ -84,7 +84,7 @@ export function worstFlagged(cells: readonly MetricCell[], metric: string, judge
   return worst;
 }
 
-const DIMENSION_NAMES: Readonly<Record<string, string>> = { topic: 'topic', queryType: 'question type', route: 'route', model: 'model' };
+const DIMENSION_NAMES: Readonly<Record<string, string>> = { topic: 'topic', queryType: 'question type', route: 'route', model: 'model', release: 'release' };
 
 /** A cell's place in words: `topic "refund policy" × question type how`. */
 export function cellPlace(dimensions: Readonly<Record<string, string>>, topicLabel: (id: string) => string | undefined = () => undefined): string {

@@ -29,7 +29,7 @@ interface Kept extends ScoredAnswer {
   atMs: number;
 }
 
-const DIMENSION_LABEL: Readonly<Record<string, string>> = { topic: 'topic', queryType: 'query_type', route: 'route', model: 'model' };
+const DIMENSION_LABEL: Readonly<Record<string, string>> = { topic: 'topic', queryType: 'query_type', route: 'route', model: 'model', release: 'release' };
 
 export class LiveWeaknessMap {
   readonly #o: LiveWeaknessMapOptions;

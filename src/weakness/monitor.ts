@@ -82,6 +82,7 @@ export class WeaknessMonitor implements RecordSink {
     const dims: Record<string, string> = { queryType: queryType(triplet.query) };
     if (triplet.route !== undefined) dims.route = triplet.route;
     if (triplet.model !== undefined) dims.model = triplet.model;
+    if (triplet.release !== undefined) dims.release = triplet.release;
     const answer = { tripletId: record.tripletId, judge: record.judge.kind, weight: record.weight, scores: record.scores, dims };
     if (!this.topics) {
       this.map.add(answer);

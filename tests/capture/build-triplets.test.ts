@@ -5,6 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { buildTriplets, isoTimestamp, tripletId } from '../../src/capture/build-triplets.ts';
 import { DEFAULT_MAPPERS } from '../../src/capture/mappers/index.ts';
+import { scoreRecordOf } from '../../src/scorer/score-record.ts';
 import type { Attributes, CapturedSpan } from '../../src/capture/types.ts';
 
 const T = 'a'.repeat(32);
@@ -33,6 +34,16 @@ describe('isoTimestamp', () => {
 });
 
 describe('buildTriplets', () => {
+  it('carries the service release (resource service.version) when the SDK sets it, and through the score record', () => {
+    const [withRelease] = build([retriever('d', 0, 10), llm('a', 12, 20, { resource: { 'service.name': 'svc', 'service.version': '2.3.1' } })]);
+    expect(withRelease).toMatchObject({ kind: 'triplet', triplet: { service: 'svc', release: '2.3.1' } });
+    const [without] = build([retriever('d', 0, 10), llm('a', 12, 20)]);
+    expect(without!.kind === 'triplet' && 'release' in without.triplet).toBe(false);
+    const t = withRelease!.kind === 'triplet' ? withRelease.triplet : undefined;
+    const record = scoreRecordOf({ ...t!, sampling: { weight: 1, stratum: 'all', rule: 'rate' } }, { kind: 'embedded' }, { scores: {}, skipped: {}, details: { claims: [], subQuestions: [], sources: [], redundantSentences: [] }, usage: { calls: 0, inputTokens: 0, outputTokens: 0, durationMs: 0 } });
+    expect(record.release).toBe('2.3.1');
+  });
+
   it('each generation takes the latest retrieval that ended before it started', () => {
     const out = build([llm('a2', 40, 50), retriever('d1', 0, 10), llm('a1', 12, 20), retriever('d2', 25, 30)]);
     const bySources = Object.fromEntries(out.map((o) => (o.kind === 'triplet' ? [o.triplet.response, o.triplet.sources[0]!.content] : ['', ''])));

@@ -19,7 +19,7 @@ import { createApiApp } from '../../src/server/api-app.ts';
 import { openReviewStore } from '../../src/store/create.ts';
 import { silentLogger } from '../../src/log.ts';
 import { createInstruments, instrumentsOptionsFromConfig } from '../../src/telemetry/instruments.ts';
-import { defaultChange, record, simulate } from './simulate.ts';
+import { SIM_START_MS, defaultChange, record, simulate } from './simulate.ts';
 
 const dirs: string[] = [];
 afterAll(() => {
@@ -51,11 +51,15 @@ describe('ChangeMonitor', () => {
     expect(later.change.map((c) => c.state)).toEqual(['ok', 'no_baseline']);
     expect(later.change[0]!.baselineSamples).toBeGreaterThanOrEqual(1000);
     expect(await instruments.registry.metrics()).toContain('ragwatch_change_baseline_ready{metric="groundedness",judge="llm",service="rag"} 1');
+    // The examples of an alert's window: since= filters by the answer's time, and a bad value is a 400 naming it.
+    expect((await app.request('/api/examples?since=soon')).status).toBe(400);
+    expect(await (await app.request('/api/examples?since=soon')).json()).toEqual({ error: 'since must be a time in milliseconds since the epoch' });
+    expect((await (await app.request(`/api/examples?since=${Date.UTC(2030, 0, 1)}`)).json()) as { count: number }).toMatchObject({ count: 0 });
     await quality.shutdown();
   });
 
   it('notifies a page when it fires and when it resolves, saying what moved', async () => {
-    const received: Array<{ status: string; alerts: Array<{ status: string; labels: Record<string, string>; annotations: Record<string, string> }> }> = [];
+    const received: Array<{ status: string; alerts: Array<{ status: string; labels: Record<string, string>; annotations: Record<string, string>; startsAt: string }> }> = [];
     const server: Server = createServer((req, res) => {
       let body = '';
       req.on('data', (d: Buffer) => (body += d.toString()));
@@ -67,7 +71,7 @@ describe('ChangeMonitor', () => {
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     const notifier = new AlertNotifier({ webhookUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook` });
     const { firings, monitor } = simulate(11, 4 * 60, 0.2, (m) => (m >= 180 && m < 200 ? 0.3 : 0.05), {
-      monitor: (now) => new ChangeMonitor({ ...defaultChange(), registry: new Registry(), notifier, now, examplesUrl: 'http://ragwatch.example' }),
+      monitor: (now) => new ChangeMonitor({ ...defaultChange(), registry: new Registry(), notifier, now, examplesUrl: 'http://ragwatch.example', weakestCell: (metric) => (metric === 'groundedness' ? 'release=v2.3 (0.41, n=38)' : undefined) }),
     });
     await monitor.shutdown();
     server.close();
@@ -76,7 +80,13 @@ describe('ChangeMonitor', () => {
     const alert = received[0]!.alerts[0]!;
     expect(alert.labels).toMatchObject({ alertname: 'RagwatchGroundednessDrop', metric: 'groundedness', judge: 'llm', service: 'rag', severity: 'page', kind: 'change' });
     expect(alert.annotations.description).toMatch(/rose from \d+\.\d % \(baseline, n=\d+\) to \d+\.\d % \(n=\d+, z=\d+\.\d\)/);
-    expect(alert.annotations.examples).toBe('http://ragwatch.example/examples?metric=groundedness&below=0.8&service=rag');
+    // What moved and since when: the weakness map's cell, the first minute the drop shows, the examples of that window.
+    expect(alert.annotations.weakness).toBe('groundedness release=v2.3 (0.41, n=38)');
+    const visible = Date.parse(alert.annotations.visible_since!);
+    const shift = SIM_START_MS + 180 * 60_000;
+    expect(visible).toBeGreaterThanOrEqual(shift - 5 * 60_000);
+    expect(visible).toBeLessThan(Date.parse(alert.startsAt));
+    expect(alert.annotations.examples).toBe(`http://ragwatch.example/examples?metric=groundedness&below=0.8&service=rag&since=${visible}`);
   });
 
   it('keeps its baseline across a restart (embedded store), so a drop right after it is still paged', async () => {
