@@ -3,12 +3,14 @@
  * simulated clock and prints when each alert would have fired (docs/alerts.md).
  * @module
  */
-import { createReadStream, statSync } from 'node:fs';
+import { createReadStream, statSync, writeFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../config/load.ts';
 import { ConfigError } from '../errors.ts';
 import { backtest, type BacktestReport } from '../roles/backtest.ts';
+import { renderBacktestPage, type BacktestSeries } from '../server/backtest-page.ts';
+import type { ScoreRecord } from '../triplet.ts';
 import type { Command } from './types.ts';
 
 const duration = (ms: number) => (ms >= 3_600_000 ? `${(ms / 3_600_000).toFixed(1)} h` : `${Math.round(ms / 60_000)} min`);
@@ -35,11 +37,13 @@ export function formatBacktest(r: BacktestReport): string {
 export const alertsCommand: Command = {
   name: 'alerts',
   summary: 'alerts backtest SCORES.jsonl: replay score records through the alert evaluators, print when each would have fired',
-  usage: `usage: ragwatch alerts backtest SCORES.jsonl [-c FILE] [--json]
+  usage: `usage: ragwatch alerts backtest SCORES.jsonl [-c FILE] [--json] [--html FILE]
 
   -c, --config FILE   YAML configuration (default: $RAGWATCH_CONFIG, else embedded defaults)
   --json              one JSON object: {records, from, to, alerts: [{name, metric, judge, service,
                       severity, kind, firings: [{start, end}]}], rejected, rejectedMore, unknownMetrics}
+  --html FILE         also draw each alerted series over time, its baseline and the firing bands
+                      (one self-contained HTML file with SVG charts)
 
 Replays score records (one JSON object a line, as "ragwatch score" prints them and the scores topic
 carries them; "details" optional) in the order of their timestamp through the threshold and change
@@ -47,7 +51,7 @@ alerts of the configuration, on a simulated clock stepped at alerts.evaluationIn
 are not score records are reported with their number and left out; nothing else is lost. Nothing is
 notified. Exit 0 (also when alerts fired), 2 on a bad configuration or file.`,
   async run(argv) {
-    const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: { config: { type: 'string', short: 'c' }, json: { type: 'boolean', default: false } } });
+    const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: { config: { type: 'string', short: 'c' }, json: { type: 'boolean', default: false }, html: { type: 'string' } } });
     if (positionals[0] !== 'backtest' || positionals.length !== 2) throw new ConfigError(`usage: ragwatch alerts backtest SCORES.jsonl [-c FILE] [--json] (got: ${positionals.join(' ') || 'nothing'})`, []);
     const config = loadConfig(values.config ? { file: values.config } : {});
     const file = positionals[1]!;
@@ -56,7 +60,23 @@ notified. Exit 0 (also when alerts fired), 2 on a bad configuration or file.`,
     } catch (err) {
       throw new ConfigError(`cannot read ${file}: ${(err as Error).message}`, []);
     }
-    const report = await backtest(config, createInterface({ input: createReadStream(file, 'utf8'), crlfDelay: Infinity }));
+    let replayed: ReadonlyArray<{ ms: number; record: ScoreRecord }> = [];
+    const report = await backtest(config, createInterface({ input: createReadStream(file, 'utf8'), crlfDelay: Infinity }), values.html ? (r) => (replayed = r) : undefined);
+    if (values.html) {
+      const series = new Map<string, BacktestSeries>();
+      for (const a of report.alerts) {
+        const key = `${a.metric}\u0000${a.judge}\u0000${a.service}`;
+        const s = series.get(key) ?? { metric: a.metric, judge: a.judge, service: a.service, firings: [] };
+        s.firings.push(...a.firings.map((f) => ({ ...f, name: a.name, kind: a.kind, severity: a.severity })));
+        series.set(key, s);
+      }
+      const cuts = Object.fromEntries(Object.entries(config.alerts.metrics).map(([m, a]) => [m, a.threshold]));
+      try {
+        writeFileSync(values.html, renderBacktestPage(replayed, [...series.values()], cuts));
+      } catch (err) {
+        throw new ConfigError(`cannot write ${values.html}: ${(err as Error).message}`, []);
+      }
+    }
     process.stdout.write(values.json ? `${JSON.stringify(report)}\n` : formatBacktest(report));
   },
 };

@@ -100,9 +100,18 @@ export async function readScoreLines(lines: Iterable<string> | AsyncIterable<str
   return { records, rejected, rejectedMore, unknownMetrics };
 }
 
-/** Replays the lines of a score file (read as they come) through the alert evaluators of `config`. */
-export async function backtest(config: RagwatchConfig, lines: Iterable<string> | AsyncIterable<string>): Promise<BacktestReport> {
+/**
+ * Replays the lines of a score file (read as they come) through the alert evaluators of `config`;
+ * `onRecords` receives the replayed records in time order (the `--html` picture).
+ */
+export async function backtest(config: RagwatchConfig, lines: Iterable<string> | AsyncIterable<string>, onRecords?: (records: ReadonlyArray<{ ms: number; record: ScoreRecord }>) => void): Promise<BacktestReport> {
   const { records, rejected, rejectedMore, unknownMetrics } = await readScoreLines(lines);
+  onRecords?.(records);
+  return { ...replay(config, records), rejected, rejectedMore, unknownMetrics };
+}
+
+/** Replays score records, already in timestamp order, through the alert evaluators of `config` (no notification). */
+export function replay(config: RagwatchConfig, records: ReadonlyArray<{ ms: number; record: ScoreRecord }>): Pick<BacktestReport, 'records' | 'from' | 'to' | 'alerts'> {
   // No notification leaves a backtest, whatever the configuration says.
   const quiet: RagwatchConfig = { ...config, alerts: { ...config.alerts, alertmanager: { ...config.alerts.alertmanager, url: undefined }, webhook: { ...config.alerts.webhook, url: undefined } }, metrics: { ...config.metrics, processMetrics: false } };
   let now = records[0]?.ms ?? 0;
@@ -156,8 +165,5 @@ export async function backtest(config: RagwatchConfig, lines: Iterable<string> |
     from: records[0] ? new Date(records[0].ms).toISOString() : null,
     to: last ? new Date(last.ms).toISOString() : null,
     alerts: [...done.values()].sort((a, b) => a.firings[0]!.start.localeCompare(b.firings[0]!.start) || a.name.localeCompare(b.name)),
-    rejected,
-    rejectedMore,
-    unknownMetrics,
   };
 }

@@ -3,7 +3,7 @@
  * input is named by line while everything else is replayed.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -90,6 +90,14 @@ describe('alerts backtest', () => {
     expect(table.stdout).toMatch(/^\d+ records replayed from \S+ to \S+; 2 alert instances fired\n/);
     expect(table.stdout).toMatch(/RagwatchGroundednessDrop\s+change\s+page\s+rag\s+llm\s+1\s/);
     expect(table.stdout).toContain('line 21: not JSON');
+    // --html: one self-contained page, a chart per alerted series with a band per firing.
+    const html = join(dir, 'backtest.html');
+    const drawn = spawnSync(process.execPath, [BIN, 'alerts', 'backtest', file, '--html', html], { encoding: 'utf8', timeout: 60_000 });
+    expect(drawn.status, drawn.stderr).toBe(0);
+    const page = readFileSync(html, 'utf8');
+    expect(page.match(/<svg /g)).toHaveLength(1);
+    expect(page.match(/<rect [^>]*><title>RagwatchGroundedness(Drop|Low) /g)).toHaveLength(2);
+    expect(page).not.toMatch(/<script|https?:\/\//);
     const bad = spawnSync(process.execPath, [BIN, 'alerts', 'backtest', join(dir, 'missing.jsonl')], { encoding: 'utf8', timeout: 60_000 });
     expect(bad.status).toBe(2);
     expect(bad.stderr).toContain('missing.jsonl');
