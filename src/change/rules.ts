@@ -44,7 +44,7 @@ export function changeRulesFromConfig(alerts: RagwatchConfig['alerts']): { rules
 }
 
 /** Name of a recorded change series (`ragwatch:change_z:page_long`, `ragwatch:change_samples:ticket_baseline`). */
-export function changeRecordName(what: 'flagged' | 'weight' | 'weight_squares' | 'samples' | 'share' | 'z', tier: string, window: 'long' | 'short' | 'baseline'): string {
+export function changeRecordName(what: 'flagged' | 'weight' | 'weight_squares' | 'samples' | 'share' | 'share_high' | 'z', tier: string, window: 'long' | 'short' | 'baseline'): string {
   return `ragwatch:change_${what}:${tier}_${window}`;
 }
 
@@ -76,6 +76,9 @@ export function changeRuleGroups(config: RagwatchConfig, examplesUrl: string): R
     // Laplace-smoothed baseline share, so an all-good baseline still has a variance.
     const pb = name('share', 'baseline');
     recording.push({ record: pb, expr: `(${name('flagged', 'baseline')} + 1)\n/\n(${name('weight', 'baseline')} + 2)` });
+    // Two standard errors above the baseline share (n_eff = (Σw)²/Σw²): the minimum effect is measured from here.
+    const high = name('share_high', 'baseline');
+    recording.push({ record: high, expr: `${pb} + 2 * sqrt(${pb} * (1 - ${pb}) * ${name('weight_squares', 'baseline')} / ${name('weight', 'baseline')} ^ 2)` });
     for (const w of ['long', 'short'] as const) {
       const share = name('share', w);
       recording.push({ record: share, expr: `${name('flagged', w)}\n/\n(${name('weight', w)} > 0)` });
@@ -87,7 +90,7 @@ export function changeRuleGroups(config: RagwatchConfig, examplesUrl: string): R
     }
     const drop = (w: 'long' | 'short', metric: string) => {
       const share = `${name('share', w)}{metric="${metric}"}`;
-      return [`${name('z', w)}{metric="${metric}"} >= ${settings.z}`, `${share} >= ${settings.minRatio} * ${pb}`, `${share} - ${pb} >= ${settings.minIncrease}`];
+      return [`${name('z', w)}{metric="${metric}"} >= ${settings.z}`, `${share} >= ${settings.minRatio} * ${high}`, `${share} - ${high} >= ${settings.minIncrease}`];
     };
     for (const r of rules) {
       const expr = [...drop('long', r.metric), ...drop('short', r.metric), `${name('samples', 'baseline')}{metric="${r.metric}"} >= ${settings.minBaselineSamples}`, `${name('samples', 'long')}{metric="${r.metric}"} >= ${settings.minSamples}`].join('\nand\n');

@@ -16,6 +16,15 @@ export function baselineShare(c: FlagCounts): number {
   return (c.flagged + 1) / (c.weight + 2);
 }
 
+/**
+ * The baseline share's upper bound (two standard errors above it): the minimum effect is measured from
+ * here, so a baseline that came out low by chance (a small one, right after a cold start) does not make
+ * an ordinary window look like a material rise.
+ */
+export function baselineHigh(pb: number, nb: number): number {
+  return nb > 0 ? pb + 2 * Math.sqrt((pb * (1 - pb)) / nb) : pb;
+}
+
 /** Tests one recent window against the baseline share `pb` (with its effective size `nb`). */
 export function windowTest(recent: FlagCounts, pb: number, nb: number, s: Pick<ChangeSettings, 'z' | 'minRatio' | 'minIncrease'>): WindowTest {
   if (recent.weight <= 0 || recent.samples === 0) return { recent: null, z: null, samples: recent.samples, drop: false };
@@ -23,7 +32,8 @@ export function windowTest(recent: FlagCounts, pb: number, nb: number, s: Pick<C
   const nr = effectiveSamples(recent);
   const variance = pb * (1 - pb) * (1 / nr + (nb > 0 ? 1 / nb : 0));
   const z = variance > 0 ? (pr - pb) / Math.sqrt(variance) : null;
-  const drop = z !== null && z >= s.z && pr >= s.minRatio * pb && pr - pb >= s.minIncrease;
+  const high = baselineHigh(pb, nb);
+  const drop = z !== null && z >= s.z && pr >= s.minRatio * high && pr - high >= s.minIncrease;
   return { recent: pr, z, samples: recent.samples, drop };
 }
 

@@ -87,13 +87,13 @@ export class SloMonitor implements RecordSink {
     }
   }
 
-  /** The bad share of a series over the last `windowMs` (null without answers). */
-  #badShare(e: Entry, windowMs: number, now: number): number | null {
+  /** The bad share of a series over the last `windowMs` (null without answers, or with fewer than `minSamples`). */
+  #badShare(e: Entry, windowMs: number, now: number, minSamples = 1): number | null {
     const series = windowMs <= FINE_SPAN_MS ? e.fine : e.coarse;
     const step = windowMs <= FINE_SPAN_MS ? FINE_MS : COARSE_MS;
     const c = series.stepOf(now);
     const counts = series.counts(c - Math.round(windowMs / step), c + 1);
-    return counts.weight > 0 ? counts.flagged / counts.weight : null;
+    return counts.weight > 0 && counts.samples >= minSamples ? counts.flagged / counts.weight : null;
   }
 
   /** Applies the burn-rate pairs now; updates the gauges and notifies changes. Returns the firing alerts. */
@@ -114,7 +114,8 @@ export class SloMonitor implements RecordSink {
         let holds: number | undefined;
         for (const w of BURN_WINDOWS) {
           if (w.severity !== severity || holds !== undefined) continue;
-          const long = this.#badShare(e, w.longMs, now);
+          // A pair needs minSamples answers in its long window: one bad answer of the first is not a 100 % burn.
+          const long = this.#badShare(e, w.longMs, now, e.rule.minSamples);
           const short = this.#badShare(e, w.shortMs, now);
           if (long !== null && short !== null && long > w.burnRate * budget && short > w.burnRate * budget) holds = long;
         }

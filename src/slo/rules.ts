@@ -20,13 +20,13 @@ export function sloAlertName(metric: string): string {
 /** The metrics with an SLO (`alerts.metrics.<metric>.slo`). */
 export function sloRulesFromConfig(alerts: RagwatchConfig['alerts']): SloRule[] {
   return Object.entries(alerts.metrics)
-    .flatMap(([metric, a]) => (a.slo ? [{ metric, cut: a.threshold, objective: a.slo.objective, period: a.slo.period, periodMs: requireDurationMs(a.slo.period) }] : []))
+    .flatMap(([metric, a]) => (a.slo ? [{ metric, cut: a.threshold, objective: a.slo.objective, period: a.slo.period, periodMs: requireDurationMs(a.slo.period), minSamples: a.minSamples }] : []))
     .sort((a, b) => a.metric.localeCompare(b.metric));
 }
 
-/** Name of a recorded bad share (`ragwatch:slo_bad_ratio:1h`). */
-export function sloRecordName(window: string): string {
-  return `ragwatch:slo_bad_ratio:${window}`;
+/** Name of a recorded bad share (`ragwatch:slo_bad_ratio:1h`) or sample count (`ragwatch:slo_samples:1h`). */
+export function sloRecordName(window: string, what: 'bad_ratio' | 'samples' = 'bad_ratio'): string {
+  return `ragwatch:slo_${what}:${window}`;
 }
 
 /** The recording and alerting groups of the SLOs; none without one. */
@@ -38,12 +38,13 @@ export function sloRuleGroups(config: RagwatchConfig, examplesUrl: string): Rule
   const badShare = (range: string) =>
     `(\n${rules.map((r) => `sum by (${BY}) (increase(ragwatch_score_ratio_bucket{metric="${r.metric}",le="${r.cut}"}[${range}]))`).join('\nor\n')}\n)\n/\n(sum by (${BY}) (increase(ragwatch_score_ratio_count{metric=~"${metrics}"}[${range}])) > 0)`;
   const recording: Array<Record<string, unknown>> = windows.map((w) => ({ record: sloRecordName(w), expr: badShare(w) }));
+  for (const w of new Set(BURN_WINDOWS.map((b) => b.long))) recording.push({ record: sloRecordName(w, 'samples'), expr: `sum by (${BY}) (increase(ragwatch_score_samples_total{metric=~"${metrics}"}[${w}]))` });
   for (const r of rules) recording.push({ record: 'ragwatch:slo_error_budget_remaining:ratio', expr: `1 - ${sloRecordName(r.period)}{metric="${r.metric}"} / ${fmt(1 - r.objective)}`, labels: { period: r.period } });
   const alerting: Array<Record<string, unknown>> = [];
   for (const r of rules) {
     const budget = 1 - r.objective;
     for (const severity of ['page', 'ticket'] as const) {
-      const pairs = BURN_WINDOWS.filter((w) => w.severity === severity).map((w) => `(\n${sloRecordName(w.long)}{metric="${r.metric}"} > ${fmt(w.burnRate * budget)}\nand\n${sloRecordName(w.short)}{metric="${r.metric}"} > ${fmt(w.burnRate * budget)}\n)`);
+      const pairs = BURN_WINDOWS.filter((w) => w.severity === severity).map((w) => `(\n${sloRecordName(w.long)}{metric="${r.metric}"} > ${fmt(w.burnRate * budget)}\nand\n${sloRecordName(w.short)}{metric="${r.metric}"} > ${fmt(w.burnRate * budget)}\nand\n${sloRecordName(w.long, 'samples')}{metric="${r.metric}"} >= ${r.minSamples}\n)`);
       const rule: Record<string, unknown> = { alert: sloAlertName(r.metric), expr: pairs.join('\nor\n') };
       if (config.alerts.keepFiringFor !== '0s') rule.keep_firing_for = config.alerts.keepFiringFor;
       rule.labels = { severity, kind: 'burn_rate' };

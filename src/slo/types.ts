@@ -13,6 +13,8 @@ export interface SloRule {
   periodMs: number;
   /** The period as configured (`30d`), for rule ranges. */
   period: string;
+  /** Judged answers the long window of a pair needs before it may fire (the metric's `minSamples`). */
+  minSamples: number;
 }
 
 /** One multiwindow burn-rate condition (Google SRE workbook, "Alerting on SLOs"). */

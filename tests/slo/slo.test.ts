@@ -32,6 +32,15 @@ function run(minutes: number, perMinute: number, bad: (m: number, service: strin
 }
 
 describe('quality SLO in process', () => {
+  it('does not page on the first answers of a cold start: a pair needs minSamples answers in its long window', () => {
+    const pages: number[] = [];
+    // The first two answers are bad, the rest good: a 100 % bad share over 1 h and 5 m, from 2 answers.
+    run(30, 1, (m) => (m <= 2 ? 1 : 0), ['rag'], (m, monitor) => {
+      if (monitor.active().some((a) => a.severity === 'page')) pages.push(m);
+    });
+    expect(pages).toEqual([]);
+  });
+
   it('100 % bad answers at objective 0.95 (burn rate 20) page after about 43 minutes: 1 h × 14.4 / 20 (SRE workbook)', () => {
     // Six good hours first, so the 6 h pair (6× over 6h and 30m) needs its full 108 minutes.
     let firstPage: number | undefined;
@@ -91,6 +100,7 @@ describe('quality SLO rules', () => {
       return [
         { series: `ragwatch_score_ratio_bucket{${l},le="0.8"}`, values: series((i) => bad(i, service)) },
         { series: `ragwatch_score_ratio_count{${l}}`, values: series(() => PER_MINUTE) },
+        { series: `ragwatch_score_samples_total{${l}}`, values: series(() => PER_MINUTE) },
       ];
     });
     const alertname = sloAlertName('groundedness');
