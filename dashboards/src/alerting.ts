@@ -7,7 +7,7 @@
 import { RowBuilder, type DashboardBuilder } from '@grafana/grafana-foundation-sdk/dashboard';
 import * as stat from '@grafana/grafana-foundation-sdk/stat';
 import * as timeseries from '@grafana/grafana-foundation-sdk/timeseries';
-import { JUDGE, SERVICE, prom } from './common.ts';
+import { JUDGE, SERVICE, perMetricShares, prom } from './common.ts';
 
 const SERIES = `metric=~"$metric", ${JUDGE}, ${SERVICE}`;
 
@@ -16,16 +16,10 @@ export function withAlertingRow(dashboard: DashboardBuilder): DashboardBuilder {
   return dashboard
     .withRow(new RowBuilder('Drops against the service\'s own normal'))
     .withPanel(
-      new timeseries.PanelBuilder()
-        .title('$metric: flagged answers, recent vs own baseline')
-        .description('Share of answers at or below the threshold over the change alert\'s long window (solid) and over its baseline, the day before (dashed; absent until 1000 answers: "no baseline yet"). The page fires when both the long and the short window are significantly and materially above the baseline (docs/alerts.md).')
-        .repeat('metric')
-        .repeatDirection('h')
-        .maxPerRow(3)
-        .height(8)
-        .span(24)
-        .unit('percentunit')
-        .min(0)
+      perMetricShares(
+        '$metric: flagged answers, recent vs own baseline',
+        'Share of answers at or below the threshold over the change alert\'s long window (solid) and over its baseline, the day before (dashed; absent until 1000 answers: "no baseline yet"). The page fires when both the long and the short window are significantly and materially above the baseline (docs/alerts.md).',
+      )
         .withTarget(prom(`max by (service) (ragwatch_change_flagged_share_ratio{${SERIES}, window="recent"})`, '{{service}} recent', 'A'))
         .withTarget(prom(`max by (service) (ragwatch_change_flagged_share_ratio{${SERIES}, window="baseline"})`, '{{service}} baseline', 'B'))
         .overrideByRegexp('.* baseline', [{ id: 'custom.lineStyle', value: { fill: 'dash', dash: [10, 10] } }]),

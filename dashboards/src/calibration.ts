@@ -7,24 +7,17 @@
 import { BigValueColorMode, BigValueGraphMode, ReduceDataOptionsBuilder } from '@grafana/grafana-foundation-sdk/common';
 import { RowBuilder, type DashboardBuilder } from '@grafana/grafana-foundation-sdk/dashboard';
 import * as stat from '@grafana/grafana-foundation-sdk/stat';
-import * as timeseries from '@grafana/grafana-foundation-sdk/timeseries';
-import { lowerIsBetter, prom, promInstant } from './common.ts';
+import { lowerIsBetter, perMetricShares, prom, promInstant } from './common.ts';
 
 /** Adds the "Calibration (human labels)" row: raw vs calibrated means, needs-review share, labels and age. */
 export function withCalibrationRow(dashboard: DashboardBuilder, scoreSelector: string): DashboardBuilder {
   return dashboard
     .withRow(new RowBuilder('Calibration (human labels)'))
     .withPanel(
-      new timeseries.PanelBuilder()
-        .title('$metric: raw score vs calibrated P(good)')
-        .description('Raw: the weighted mean judge score. Calibrated: the weighted mean probability that a person calls the answer good, from the calibration fitted to human labels (docs/calibration.md). Absent for metrics without a calibration.')
-        .repeat('metric')
-        .repeatDirection('h')
-        .maxPerRow(3)
-        .height(8)
-        .span(24)
-        .unit('percentunit')
-        .min(0)
+      perMetricShares(
+        '$metric: raw score vs calibrated P(good)',
+        'Raw: the weighted mean judge score. Calibrated: the weighted mean probability that a person calls the answer good, from the calibration fitted to human labels (docs/calibration.md). Absent for metrics without a calibration.',
+      )
         .max(1)
         .withTarget(prom(`max by (service) (ragwatch_score_mean_ratio{${scoreSelector}})`, '{{service}} raw', 'A'))
         .withTarget(prom(`max by (service) (ragwatch_score_calibrated_mean_ratio{${scoreSelector}})`, '{{service}} calibrated', 'B')),

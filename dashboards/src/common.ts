@@ -20,6 +20,7 @@ import {
   CustomVariableBuilder,
 } from '@grafana/grafana-foundation-sdk/dashboard';
 import { DataqueryBuilder } from '@grafana/grafana-foundation-sdk/prometheus';
+import * as timeseries from '@grafana/grafana-foundation-sdk/timeseries';
 
 /** Every panel queries the Prometheus picked in the `datasource` variable. */
 export const DATASOURCE: common.DataSourceRef = { type: 'prometheus', uid: '${datasource}' };
@@ -116,4 +117,9 @@ export function ragwatchDashboard(options: DashboardOptions): DashboardBuilder {
       );
   }
   return dash;
+}
+
+/** A full-width time series of shares (0–1), repeated per selected `metric`, three to a row. */
+export function perMetricShares(title: string, description: string): timeseries.PanelBuilder {
+  return new timeseries.PanelBuilder().title(title).description(description).repeat('metric').repeatDirection('h').maxPerRow(3).height(8).span(24).unit('percentunit').min(0);
 }

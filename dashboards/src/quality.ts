@@ -10,7 +10,7 @@ import * as heatmap from '@grafana/grafana-foundation-sdk/heatmap';
 import { PromQueryFormat } from '@grafana/grafana-foundation-sdk/prometheus';
 import * as stat from '@grafana/grafana-foundation-sdk/stat';
 import * as timeseries from '@grafana/grafana-foundation-sdk/timeseries';
-import { JUDGE, SERVICE, prom, promInstant, ragwatchDashboard } from './common.ts';
+import { JUDGE, SERVICE, perMetricShares, prom, promInstant, ragwatchDashboard } from './common.ts';
 import { withCalibrationRow } from './calibration.ts';
 import { withProbesRow } from './probes.ts';
 import { withExamsRow } from './exams.ts';
@@ -64,16 +64,7 @@ function currentMean(): stat.PanelBuilder {
 }
 
 function meanOverTime(): timeseries.PanelBuilder {
-  return new timeseries.PanelBuilder()
-    .title('$metric: weighted mean over $window')
-    .description('Windowed weighted mean per service, and the configured threshold (dashed). An alert also needs minSamples in the window and `for:`.')
-    .repeat('metric')
-    .repeatDirection('h')
-    .maxPerRow(3)
-    .height(8)
-    .span(24)
-    .unit('percentunit')
-    .min(0)
+  return perMetricShares('$metric: weighted mean over $window', 'Windowed weighted mean per service, and the configured threshold (dashed). An alert also needs minSamples in the window and `for:`.')
     .max(1)
     .withTarget(prom(`sum by (service) (increase(ragwatch_score_ratio_sum{${SCORE}}[$window])) / sum by (service) (increase(ragwatch_score_ratio_count{${SCORE}}[$window]))`, '{{service}}', 'A'))
     .withTarget(prom(THRESHOLD, 'threshold', 'B'))
