@@ -13,38 +13,67 @@ import { record } from './simulate.ts';
 
 const config = loadConfig({ env: {}, overrides: { alerts: { metrics: { groundedness: { threshold: 0.8, severity: 'page' }, answer_relevancy: { threshold: 0.2, severity: 'ticket' } } } } });
 const PER_MINUTE = 20;
-/** Flagged answers per minute of each service: `drop` goes from 1 in 20 (5 %) to 8 in 20 between minutes 121 and 160. */
-const flaggedAt = (service: string, minute: number) => (service === 'drop' && minute > 120 && minute <= 160 ? 8 : 1);
-const MINUTES = 200;
-/** Evaluation times (minutes) compared: before, just after the start, during, and after the drop. */
-const CHECKS = [100, 123, 140, 158, 185, 200];
 const SERVICES = ['drop', 'flat'];
 
+/** A scenario: flagged answers per minute of each service (of PER_MINUTE), its length, the minutes compared. */
+interface Scenario {
+  config: typeof config;
+  tier: 'page' | 'ticket';
+  flaggedAt: (service: string, minute: number) => number;
+  minutes: number;
+  checks: number[];
+}
+
 /** Cumulative counter values per minute from `perMinute(i)` (i ≥ 1), as promtool's explicit value list. */
-function series(perMinute: (i: number) => number): string {
+function series(minutes: number, perMinute: (i: number) => number): string {
   const out: number[] = [0];
-  for (let i = 1; i <= MINUTES; i++) out.push(out[i - 1]! + perMinute(i));
+  for (let i = 1; i <= minutes; i++) out.push(out[i - 1]! + perMinute(i));
   return out.join(' ');
 }
 
-/** The in-process monitor fed the same answers, evaluated every minute; the firing services at each check. */
-function inProcessFirings(): Map<number, string[]> {
+/** The in-process monitor fed the same answers, evaluated every minute; the firing services of the tier at each check. */
+function inProcessFirings(sc: Scenario): Map<number, string[]> {
   let now = 0;
-  const monitor = new ChangeMonitor({ ...changeRulesFromConfig(config.alerts), now: () => now });
+  const monitor = new ChangeMonitor({ ...changeRulesFromConfig(sc.config.alerts), now: () => now });
   const out = new Map<number, string[]>();
-  for (let m = 1; m <= MINUTES; m++) {
+  for (let m = 1; m <= sc.minutes; m++) {
     // Counter sample i is taken at minute i and holds the answers of minutes 1..i: the answers of minute i land just before it.
     for (const service of SERVICES) {
       for (let i = 0; i < PER_MINUTE; i++) {
         now = m * 60_000 - 30_000 + i;
-        monitor.onRecord(record(i < flaggedAt(service, m) ? 0.5 : 1, service));
+        monitor.onRecord(record(i < sc.flaggedAt(service, m) ? 0.5 : 1, service));
       }
     }
     now = m * 60_000;
-    const firing = monitor.evaluate().map((s) => s.service);
-    if (CHECKS.includes(m)) out.set(m, firing.sort());
+    const firing = monitor.evaluate().filter((x) => x.tier === sc.tier).map((x) => x.service);
+    if (sc.checks.includes(m)) out.set(m, firing.sort());
   }
   return out;
+}
+
+/** Runs the generated rules of the scenario through promtool, expecting the in-process firings at every check. */
+function promtoolAgrees(sc: Scenario, expected: Map<number, string[]>, write: (name: string, content: unknown) => string): void {
+  const rules = write(`rules-${sc.tier}.yml`, generateRules(sc.config));
+  const input = SERVICES.flatMap((service) => {
+    const l = `metric="groundedness",judge="llm",service="${service}"`;
+    return [
+      { series: `ragwatch_score_ratio_bucket{${l},le="0.8"}`, values: series(sc.minutes, (i) => sc.flaggedAt(service, i)) },
+      { series: `ragwatch_score_ratio_count{${l}}`, values: series(sc.minutes, () => PER_MINUTE) },
+      { series: `ragwatch_score_weight_squares_total{${l}}`, values: series(sc.minutes, () => PER_MINUTE) },
+      { series: `ragwatch_score_samples_total{${l}}`, values: series(sc.minutes, () => PER_MINUTE) },
+      { series: `ragwatch_score_ratio_sum{${l}}`, values: series(sc.minutes, (i) => PER_MINUTE - 0.5 * sc.flaggedAt(service, i)) },
+    ];
+  });
+  const alertname = changeAlertName('groundedness', sc.tier);
+  const promql = sc.checks.map((t) => ({
+    expr: `ALERTS{alertname="${alertname}",alertstate="firing"}`,
+    eval_time: `${t}m`,
+    exp_samples: expected.get(t)!.map((service) => ({ labels: `ALERTS{alertname="${alertname}",alertstate="firing",judge="llm",kind="change",metric="groundedness",service="${service}",severity="${sc.tier}"}`, value: 1 })),
+  }));
+  const file = write(`change_${sc.tier}_test.yml`, { rule_files: [rules], evaluation_interval: '1m', tests: [{ interval: '1m', input_series: input, promql_expr_test: promql }] });
+  const r = promtool(['test', 'rules', file]);
+  expect(r.status, r.stdout + r.stderr).toBe(0);
+  expect(r.stdout).toContain('SUCCESS');
 }
 
 describe('change rules', () => {
@@ -60,33 +89,27 @@ describe('change rules', () => {
   afterAll(() => s.cleanup());
 
   it.skipIf(!enabled)('fire on a drop with severity page, stay silent on a flat series, and match the in-process monitor at every check', () => {
-    const expected = inProcessFirings();
+    // Service "drop": from 1 in 20 (5 %) to 8 in 20 between minutes 121 and 160.
+    const sc: Scenario = { config, tier: 'page', flaggedAt: (service, m) => (service === 'drop' && m > 120 && m <= 160 ? 8 : 1), minutes: 200, checks: [100, 123, 140, 158, 185, 200] };
+    const expected = inProcessFirings(sc);
     // What the in-process monitor says — and what it must say for the scenario to mean anything.
     expect(expected.get(100)).toEqual([]);
     expect(expected.get(123)).toEqual([]);
     expect(expected.get(140)).toEqual(['drop']);
     expect(expected.get(158)).toEqual(['drop']);
     expect(expected.get(185)).toEqual([]);
-    const rules = s.write('rules.yml', generateRules(config));
-    const input = SERVICES.flatMap((service) => {
-      const l = `metric="groundedness",judge="llm",service="${service}"`;
-      return [
-        { series: `ragwatch_score_ratio_bucket{${l},le="0.8"}`, values: series((i) => flaggedAt(service, i)) },
-        { series: `ragwatch_score_ratio_count{${l}}`, values: series(() => PER_MINUTE) },
-        { series: `ragwatch_score_weight_squares_total{${l}}`, values: series(() => PER_MINUTE) },
-        { series: `ragwatch_score_samples_total{${l}}`, values: series(() => PER_MINUTE) },
-        { series: `ragwatch_score_ratio_sum{${l}}`, values: series((i) => PER_MINUTE - 0.5 * flaggedAt(service, i)) },
-      ];
-    });
-    const alertname = changeAlertName('groundedness');
-    const promql = CHECKS.map((t) => ({
-      expr: `ALERTS{alertname="${alertname}",alertstate="firing"}`,
-      eval_time: `${t}m`,
-      exp_samples: expected.get(t)!.map((service) => ({ labels: `ALERTS{alertname="${alertname}",alertstate="firing",judge="llm",kind="change",metric="groundedness",service="${service}",severity="page"}`, value: 1 })),
-    }));
-    const file = s.write('change_test.yml', { rule_files: [rules], evaluation_interval: '1m', tests: [{ interval: '1m', input_series: input, promql_expr_test: promql }] });
-    const r = promtool(['test', 'rules', file]);
-    expect(r.status, r.stdout + r.stderr).toBe(0);
-    expect(r.stdout).toContain('SUCCESS');
+    promtoolAgrees(sc, expected, s.write);
+  });
+
+  it.skipIf(!enabled)('the ticket tier fires with severity ticket on a lasting rise, and matches the in-process monitor (short windows configured for the test)', () => {
+    const ticketOnly = loadConfig({ env: {}, overrides: { alerts: { metrics: { groundedness: { threshold: 0.8, severity: 'page' } }, change: { page: { enabled: false }, ticket: { window: '1h', shortWindow: '20m', baseline: '6h' } } } } });
+    // Service "drop": 5 % for 7 hours, then 15 % (1.5× and +3 points are material for the ticket tier).
+    const sc: Scenario = { config: ticketOnly, tier: 'ticket', flaggedAt: (service, m) => (service === 'drop' && m > 420 ? 3 : 1), minutes: 540, checks: [400, 425, 480, 540] };
+    const expected = inProcessFirings(sc);
+    expect(expected.get(400)).toEqual([]);
+    expect(expected.get(425)).toEqual([]);
+    expect(expected.get(480)).toEqual(['drop']);
+    expect(expected.get(540)).toEqual(['drop']);
+    promtoolAgrees(sc, expected, s.write);
   });
 });
