@@ -1,5 +1,6 @@
 /**
- * `ragwatch collector`: OTLP ingest → capture → sample → Kafka, until SIGINT/SIGTERM.
+ * `ragwatch collector`: OTLP ingest → span records on the spans topic for `ragwatch assembler` (or, with
+ * `transport.kafka.assembly: local`, capture → sample → triplets topic), until SIGINT/SIGTERM.
  * Judging happens in `ragwatch scorer` processes.
  * @module
  */
@@ -9,7 +10,7 @@ import type { Command } from './types.ts';
 
 export const collectorCommand: Command = {
   name: 'collector',
-  summary: 'OTLP ingest → capture → sample → Kafka (judging runs in "ragwatch scorer")',
+  summary: 'OTLP ingest → span records on Kafka for "ragwatch assembler" (assembly: local: capture → sample → Kafka); judging runs in "ragwatch scorer"',
   usage: `usage: ragwatch collector [-c FILE]
 
   -c, --config FILE   YAML configuration (default: $RAGWATCH_CONFIG)
