@@ -90,29 +90,52 @@ describe('quality SLO rules', () => {
     // 10 min after it ended the 5 m window is healthy again: the short window resets the page.
     expect(expected.get(430)).toEqual([]);
     expect(expected.get(540)).toEqual([]);
+    promtoolAgrees('page', MINUTES, CHECKS, bad, expected);
+  });
+
+  it.skipIf(!enabled)('ticket on a steady burn (10 % bad at objective 0.95: 2×), never page it, and match the in-process monitor', () => {
+    // Service "burn": 2 % bad for 3 h, then 10 %: the 3 d and 6 h shares cross 5 % about 108 minutes later.
+    const minutes = 480;
+    const checks = [200, 330, 480];
+    const steady = (m: number, service: string) => (service === 'burn' && m > 180 ? 5 : 1);
+    const tickets = new Map<number, string[]>();
+    const pages: string[] = [];
+    run(minutes, PER_MINUTE, steady, ['burn', 'ok'], (m, monitor) => {
+      pages.push(...monitor.active().filter((a) => a.severity === 'page').map((a) => a.service));
+      if (checks.includes(m)) tickets.set(m, monitor.active().filter((a) => a.severity === 'ticket').map((a) => a.service).sort());
+    });
+    expect(pages).toEqual([]);
+    expect(tickets.get(200)).toEqual([]);
+    expect(tickets.get(330)).toEqual(['burn']);
+    expect(tickets.get(480)).toEqual(['burn']);
+    promtoolAgrees('ticket', minutes, checks, steady, tickets);
+  });
+
+  /** The generated rules through promtool on the same answers: the firing services of `severity` at every check. */
+  function promtoolAgrees(severity: 'page' | 'ticket', minutes: number, checks: number[], badAt: (m: number, service: string) => number, expected: Map<number, string[]>): void {
     const series = (perMinute: (i: number) => number) => {
       const out = [0];
-      for (let i = 1; i <= MINUTES; i++) out.push(out[i - 1]! + perMinute(i));
+      for (let i = 1; i <= minutes; i++) out.push(out[i - 1]! + perMinute(i));
       return out.join(' ');
     };
     const input = ['burn', 'ok'].flatMap((service) => {
       const l = `metric="groundedness",judge="llm",service="${service}"`;
       return [
-        { series: `ragwatch_score_ratio_bucket{${l},le="0.8"}`, values: series((i) => bad(i, service)) },
+        { series: `ragwatch_score_ratio_bucket{${l},le="0.8"}`, values: series((i) => badAt(i, service)) },
         { series: `ragwatch_score_ratio_count{${l}}`, values: series(() => PER_MINUTE) },
         { series: `ragwatch_score_samples_total{${l}}`, values: series(() => PER_MINUTE) },
       ];
     });
     const alertname = sloAlertName('groundedness');
-    const promql = CHECKS.map((t) => ({
-      expr: `ALERTS{alertname="${alertname}",alertstate="firing",severity="page"}`,
+    const promql = checks.map((t) => ({
+      expr: `ALERTS{alertname="${alertname}",alertstate="firing",severity="${severity}"}`,
       eval_time: `${t}m`,
-      exp_samples: expected.get(t)!.map((service) => ({ labels: `ALERTS{alertname="${alertname}",alertstate="firing",judge="llm",kind="burn_rate",metric="groundedness",service="${service}",severity="page"}`, value: 1 })),
+      exp_samples: expected.get(t)!.map((service) => ({ labels: `ALERTS{alertname="${alertname}",alertstate="firing",judge="llm",kind="burn_rate",metric="groundedness",service="${service}",severity="${severity}"}`, value: 1 })),
     }));
-    const rules = s.write('rules.yml', generateRules(config));
-    const file = s.write('slo_test.yml', { rule_files: [rules], evaluation_interval: '1m', tests: [{ interval: '1m', input_series: input, promql_expr_test: promql }] });
+    const rules = s.write(`rules-${severity}.yml`, generateRules(config));
+    const file = s.write(`slo_${severity}_test.yml`, { rule_files: [rules], evaluation_interval: '1m', tests: [{ interval: '1m', input_series: input, promql_expr_test: promql }] });
     const r = promtool(['test', 'rules', file]);
     expect(r.status, r.stdout + r.stderr).toBe(0);
     expect(r.stdout).toContain('SUCCESS');
-  });
+  }
 });
