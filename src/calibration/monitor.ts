@@ -89,6 +89,12 @@ export class CalibrationMonitor {
     return this.#models.size;
   }
 
+  /** The calibrated P(a human says good) of a score, or undefined without a calibration for (metric, judge). */
+  probability(metric: string, judge: string, score: number): number | undefined {
+    const model = this.#models.get(`${metric}\u0000${judge}`);
+    return model ? applyMap(model.map, score) : undefined;
+  }
+
   /** The prediction set of a score, or undefined without a calibration for (metric, judge). */
   setOf(metric: string, judge: string, score: number): ReturnType<typeof predictionSet> | undefined {
     const model = this.#models.get(`${metric}\u0000${judge}`);

@@ -42,6 +42,8 @@ export interface ChangeMonitorOptions {
   saveIntervalMs?: number;
   /** Base URL of the examples page (annotations). */
   examplesUrl?: string;
+  /** Calibrated P(good) of a score (the calibration consumer's), for metrics `on: calibrated`; undefined = not calibrated (skipped). */
+  probability?: (metric: string, judge: string, score: number) => number | undefined;
   /** What moved: the weakness map's worst flagged cell of a metric (release, model, route, topic …), named in notices. */
   weakestCell?: (metric: string, judge: string) => string | undefined;
   logger?: Logger;
@@ -82,6 +84,7 @@ const SEP = '\u0000';
 export class ChangeMonitor implements RecordSink {
   readonly #o: ChangeMonitorOptions;
   readonly #cuts: ReadonlyMap<string, number>;
+  readonly #calibrated: ReadonlySet<string>;
   /** Per tier (in `tiers` order): series by metric, judge and service. */
   readonly #series: Array<Map<string, Entry>>;
   readonly #now: () => number;
@@ -95,6 +98,7 @@ export class ChangeMonitor implements RecordSink {
     this.#o = options;
     this.#now = options.now ?? Date.now;
     this.#cuts = new Map(options.rules.map((r) => [r.metric, r.cut]));
+    this.#calibrated = new Set(options.rules.filter((r) => r.on === 'calibrated').map((r) => r.metric));
     this.#series = options.tiers.map(() => new Map());
     const registers = options.registry ? [options.registry] : [];
     if (registers.length > 0) {
@@ -131,8 +135,15 @@ export class ChangeMonitor implements RecordSink {
     for (const [metric, score] of Object.entries(record.scores)) {
       const cut = this.#cuts.get(metric);
       if (cut === undefined || score === undefined || !Number.isFinite(score) || !(record.weight > 0)) continue;
+      let flagged: boolean | number = score <= cut;
+      if (this.#calibrated.has(metric)) {
+        // Without a calibration for this judge the calibrated share cannot be computed: the answer is skipped, as the rules skip it.
+        const good = this.#o.probability?.(metric, record.judge.kind, score);
+        if (good === undefined) continue;
+        flagged = 1 - good;
+      }
       const key = metric + SEP + record.judge.kind + SEP + service;
-      for (let t = 0; t < this.#series.length; t++) this.#entry(t, key, metric, record.judge.kind, service, now).series.add(now, record.weight, score <= cut);
+      for (let t = 0; t < this.#series.length; t++) this.#entry(t, key, metric, record.judge.kind, service, now).series.add(now, record.weight, flagged);
     }
   }
 

@@ -23,7 +23,7 @@ export function changeRulesFromConfig(alerts: RagwatchConfig['alerts']): { rules
   const c = alerts.change;
   const rules = Object.entries(alerts.metrics)
     .filter(([, a]) => a.change ?? (a.alert && a.severity === 'page'))
-    .map(([metric, a]) => ({ metric, cut: a.threshold }))
+    .map(([metric, a]) => ({ metric, cut: a.threshold, on: a.on }))
     .sort((a, b) => a.metric.localeCompare(b.metric));
   const tiers = (['page', 'ticket'] as const)
     .filter((tier) => c[tier].enabled)
@@ -68,7 +68,12 @@ export function changeRuleGroups(config: RagwatchConfig, examplesUrl: string): R
     ];
     for (const { w, range, offset } of windows) {
       const inc = (series: string) => `increase(${series}[${range}]${offset ? ` offset ${offset}` : ''})`;
-      recording.push({ record: name('flagged', w), expr: rules.map((r) => `sum by (${BY}) (${inc(`${SCORE}_bucket{metric="${r.metric}",le="${r.cut}"}`)})`).join('\nor\n') });
+      // Raw: the bucket at the threshold. Calibrated: Σw·P(bad) = the calibrated weights minus Σw·P(good).
+      const flagged = (r: ChangeRule) =>
+        r.on === 'calibrated'
+          ? `(sum by (${BY}) (${inc(`ragwatch_score_calibrated_ratio_count{metric="${r.metric}"}`)}) - sum by (${BY}) (${inc(`ragwatch_score_calibrated_ratio_sum{metric="${r.metric}"}`)}))`
+          : `sum by (${BY}) (${inc(`${SCORE}_bucket{metric="${r.metric}",le="${r.cut}"}`)})`;
+      recording.push({ record: name('flagged', w), expr: rules.map(flagged).join('\nor\n') });
       recording.push({ record: name('weight', w), expr: `sum by (${BY}) (${inc(`${SCORE}_count{metric=~"${metrics}"}`)})` });
       recording.push({ record: name('weight_squares', w), expr: `sum by (${BY}) (${inc(`ragwatch_score_weight_squares_total{metric=~"${metrics}"}`)})` });
       recording.push({ record: name('samples', w), expr: `sum by (${BY}) (${inc(`ragwatch_score_samples_total{metric=~"${metrics}"}`)})` });

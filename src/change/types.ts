@@ -30,6 +30,8 @@ export interface ChangeRule {
   metric: string;
   /** Answers scoring at or below this are flagged (the metric's alert threshold). */
   cut: number;
+  /** `calibrated` (the metric's `on`): an answer counts as flagged with its calibrated P(bad) instead. */
+  on: 'raw' | 'calibrated';
 }
 
 /** The test of one recent window against the baseline. */

@@ -58,12 +58,15 @@ export class FlagSeries {
     return Math.floor(nowMs / this.#stepMs);
   }
 
-  /** Adds one judged answer at `nowMs` (an answer older than the newest step counts in it). */
-  add(nowMs: number, weight: number, flagged: boolean): void {
+  /**
+   * Adds one judged answer at `nowMs` (an answer older than the newest step counts in it); `flagged` is
+   * whether it is flagged, or the probability that it is (a calibrated P(bad)).
+   */
+  add(nowMs: number, weight: number, flagged: boolean | number): void {
     this.#advance(nowMs);
     const t = this.#totals;
     t[0]! += weight;
-    if (flagged) t[1]! += weight;
+    t[1]! += weight * (flagged === true ? 1 : flagged === false ? 0 : flagged);
     t[2]! += weight * weight;
     t[3]! += 1;
   }

@@ -101,6 +101,7 @@ export class QualityMonitor implements RecordSink {
       intervalMs: config.alerts.evaluationIntervalMs,
       examplesUrl: examplesBaseUrl(config),
       weakestCell: (metric, judge) => this.weakness.worstCell(metric, judge),
+      ...(calibration ? { probability: (metric: string, judge: string, score: number) => calibration.probability(metric, judge, score) } : {}),
       ...(review ? { store: review } : {}),
       ...now,
       ...logger,

@@ -22,6 +22,8 @@ interface Scenario {
   flaggedAt: (service: string, minute: number) => number;
   minutes: number;
   checks: number[];
+  /** A calibration: P(good) of a score (metrics `on: calibrated`). */
+  pGood?: (score: number) => number;
 }
 
 /** Cumulative counter values per minute from `perMinute(i)` (i ≥ 1), as promtool's explicit value list. */
@@ -34,7 +36,8 @@ function series(minutes: number, perMinute: (i: number) => number): string {
 /** The in-process monitor fed the same answers, evaluated every minute; the firing services of the tier at each check. */
 function inProcessFirings(sc: Scenario): Map<number, string[]> {
   let now = 0;
-  const monitor = new ChangeMonitor({ ...changeRulesFromConfig(sc.config.alerts), now: () => now });
+  const pGood = sc.pGood;
+  const monitor = new ChangeMonitor({ ...changeRulesFromConfig(sc.config.alerts), now: () => now, ...(pGood ? { probability: (_m: string, _j: string, score: number) => pGood(score) } : {}) });
   const out = new Map<number, string[]>();
   for (let m = 1; m <= sc.minutes; m++) {
     // Counter sample i is taken at minute i and holds the answers of minutes 1..i: the answers of minute i land just before it.
@@ -62,6 +65,13 @@ function promtoolAgrees(sc: Scenario, expected: Map<number, string[]>, write: (n
       { series: `ragwatch_score_weight_squares_total{${l}}`, values: series(sc.minutes, () => PER_MINUTE) },
       { series: `ragwatch_score_samples_total{${l}}`, values: series(sc.minutes, () => PER_MINUTE) },
       { series: `ragwatch_score_ratio_sum{${l}}`, values: series(sc.minutes, (i) => PER_MINUTE - 0.5 * sc.flaggedAt(service, i)) },
+      // What the calibration consumer exports: Σw and Σw·P(good) of the calibrated scores.
+      ...(sc.pGood
+        ? [
+            { series: `ragwatch_score_calibrated_ratio_count{${l}}`, values: series(sc.minutes, () => PER_MINUTE) },
+            { series: `ragwatch_score_calibrated_ratio_sum{${l}}`, values: series(sc.minutes, (i) => sc.flaggedAt(service, i) * sc.pGood!(0.5) + (PER_MINUTE - sc.flaggedAt(service, i)) * sc.pGood!(1)) },
+          ]
+        : []),
     ];
   });
   const alertname = changeAlertName('groundedness', sc.tier);
@@ -111,5 +121,20 @@ describe('change rules', () => {
     expect(expected.get(480)).toEqual(['drop']);
     expect(expected.get(540)).toEqual(['drop']);
     promtoolAgrees(sc, expected, s.write);
+  });
+
+  it.skipIf(!enabled)('on: calibrated counts each answer with its calibrated P(bad), in the rules as in process', () => {
+    const calibrated = loadConfig({ env: {}, overrides: { alerts: { metrics: { groundedness: { threshold: 0.5, severity: 'page', on: 'calibrated' } }, change: { ticket: { enabled: false } } } } });
+    // The calibration: P(good) 0.2 for a 0.5 score, 0.95 for a perfect one. Healthy: 1 in 20 low (8.75 % expected bad); then 8 in 20 (35 %).
+    const sc: Scenario = { config: calibrated, tier: 'page', pGood: (score) => (score <= 0.5 ? 0.2 : 0.95), flaggedAt: (service, m) => (service === 'drop' && m > 120 && m <= 160 ? 8 : 1), minutes: 200, checks: [100, 123, 140, 158, 185, 200] };
+    const expected = inProcessFirings(sc);
+    expect(expected.get(100)).toEqual([]);
+    expect(expected.get(140)).toEqual(['drop']);
+    expect(expected.get(185)).toEqual([]);
+    promtoolAgrees(sc, expected, s.write);
+    // Without a calibration the calibrated share cannot be computed: nothing is counted, nothing fires.
+    const { pGood: _calibration, ...raw } = sc;
+    const uncalibrated = inProcessFirings(raw);
+    expect([...uncalibrated.values()].flat()).toEqual([]);
   });
 });
