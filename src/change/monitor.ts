@@ -44,8 +44,8 @@ export interface ChangeMonitorOptions {
   examplesUrl?: string;
   /** Calibrated P(good) of a score (the calibration consumer's), for metrics `on: calibrated`; undefined = not calibrated (skipped). */
   probability?: (metric: string, judge: string, score: number) => number | undefined;
-  /** What moved: the weakness map's worst flagged cell of a metric (release, model, route, topic …), named in notices. */
-  weakestCell?: (metric: string, judge: string) => string | undefined;
+  /** What moved: the cell (release, model, route, topic …) whose share of answers at or below `cut` stands highest above the `baseline` share (the weakness map's live window). */
+  movedCell?: (metric: string, judge: string, cut: number, baseline: number) => string | undefined;
   logger?: Logger;
 }
 
@@ -269,7 +269,7 @@ export class ChangeMonitor implements RecordSink {
     const cut = this.#cuts.get(e.metric)!;
     const since = e.visibleSinceMs !== undefined ? `&since=${e.visibleSinceMs}` : '';
     const examples = this.#o.examplesUrl ? `${this.#o.examplesUrl}/examples?metric=${encodeURIComponent(e.metric)}&below=${cut}&service=${encodeURIComponent(e.service)}${since}` : '';
-    const weakest = this.#o.weakestCell?.(e.metric, e.judge);
+    const moved = v?.baseline != null && !this.#calibrated.has(e.metric) ? this.#o.movedCell?.(e.metric, e.judge, cut, v.baseline) : undefined;
     return {
       status,
       labels: { alertname: changeAlertName(e.metric, s.tier), metric: e.metric, judge: e.judge, service: e.service, severity: s.tier, kind: 'change' },
@@ -279,7 +279,7 @@ export class ChangeMonitor implements RecordSink {
           `The share of ${e.metric} answers (${e.judge} judge) at or below ${cut} rose from ${pct(v?.baseline)} (baseline, n=${v?.baselineSamples ?? 0}) ` +
           `to ${pct(v?.long.recent)} (n=${v?.long.samples ?? 0}, z=${v?.long.z?.toFixed(1) ?? 'n/a'}) and ${pct(v?.short.recent)} over the short window (n=${v?.short.samples ?? 0}, z=${v?.short.z?.toFixed(1) ?? 'n/a'}).`,
         ...(e.visibleSinceMs !== undefined ? { visible_since: new Date(e.visibleSinceMs).toISOString() } : {}),
-        ...(weakest ? { weakness: `${e.metric} ${weakest}` } : {}),
+        ...(moved ? { moved: `${e.metric} ${moved}` } : {}),
         ...(examples ? { examples } : {}),
       },
       startsAt: new Date(e.firingSinceMs ?? now).toISOString(),

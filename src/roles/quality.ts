@@ -100,7 +100,7 @@ export class QualityMonitor implements RecordSink {
       serviceOf: (record) => this.scores.serviceOf(record),
       intervalMs: config.alerts.evaluationIntervalMs,
       examplesUrl: examplesBaseUrl(config),
-      weakestCell: (metric, judge) => this.weakness.worstCell(metric, judge),
+      movedCell: (metric, judge, cut, baseline) => this.weakness.risenCell(metric, judge, cut, baseline),
       ...(calibration ? { probability: (metric: string, judge: string, score: number) => calibration.probability(metric, judge, score) } : {}),
       ...(review ? { store: review } : {}),
       ...now,

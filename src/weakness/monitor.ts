@@ -16,6 +16,7 @@ import { describeCell, type MetricCell, type ScoredAnswer } from './cells.ts';
 import { LiveWeaknessMap } from './live-map.ts';
 import { LiveTopics } from './live-topics.ts';
 import { queryType } from './query-type.ts';
+import { risenCell } from './risen-cell.ts';
 import type { TopicModel } from './topics.ts';
 
 /** Options of {@link WeaknessMonitor}. */
@@ -92,6 +93,14 @@ export class WeaknessMonitor implements RecordSink {
       if (topic !== undefined) dims.topic = topic;
       this.map.add(answer);
     });
+  }
+
+  /**
+   * For a change alert: the cell of the live window (release, model, route, topic, question type) whose
+   * share of answers at or below `cut` stands highest above the series' `baseline` share.
+   */
+  risenCell(metric: string, judge: string, cut: number, baseline: number): string | undefined {
+    return risenCell(this.map.answers(), metric, judge, cut, baseline, this.#config.weakness.minCount, (dimension, value) => (dimension === 'topic' ? (this.topics?.label(value) ?? value) : value));
   }
 
   /** One line naming the worst flagged cell of `metric` (and `judge`), for alert annotations; undefined when none is flagged. */

@@ -71,7 +71,7 @@ describe('ChangeMonitor', () => {
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     const notifier = new AlertNotifier({ webhookUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook` });
     const { firings, monitor } = simulate(11, 4 * 60, 0.2, (m) => (m >= 180 && m < 200 ? 0.3 : 0.05), {
-      monitor: (now) => new ChangeMonitor({ ...defaultChange(), registry: new Registry(), notifier, now, examplesUrl: 'http://ragwatch.example', weakestCell: (metric) => (metric === 'groundedness' ? 'release=v2.3 (0.41, n=38)' : undefined) }),
+      monitor: (now) => new ChangeMonitor({ ...defaultChange(), registry: new Registry(), notifier, now, examplesUrl: 'http://ragwatch.example', movedCell: (metric, _judge, cut, baseline) => (metric === 'groundedness' && cut === 0.8 && baseline > 0 && baseline < 0.1 ? 'release=v2.3: 41 % flagged (n=38) vs 5.0 % baseline' : undefined) }),
     });
     await monitor.shutdown();
     server.close();
@@ -81,7 +81,7 @@ describe('ChangeMonitor', () => {
     expect(alert.labels).toMatchObject({ alertname: 'RagwatchGroundednessDrop', metric: 'groundedness', judge: 'llm', service: 'rag', severity: 'page', kind: 'change' });
     expect(alert.annotations.description).toMatch(/rose from \d+\.\d % \(baseline, n=\d+\) to \d+\.\d % \(n=\d+, z=\d+\.\d\)/);
     // What moved and since when: the weakness map's cell, the first minute the drop shows, the examples of that window.
-    expect(alert.annotations.weakness).toBe('groundedness release=v2.3 (0.41, n=38)');
+    expect(alert.annotations.moved).toBe('groundedness release=v2.3: 41 % flagged (n=38) vs 5.0 % baseline');
     const visible = Date.parse(alert.annotations.visible_since!);
     const shift = SIM_START_MS + 180 * 60_000;
     expect(visible).toBeGreaterThanOrEqual(shift - 5 * 60_000);
