@@ -104,15 +104,18 @@ export class ChangeMonitor implements RecordSink {
     if (registers.length > 0) {
       this.#active = new Gauge({ name: 'ragwatch_change_alert_active', help: 'In-process change alerts: 1 while the share of flagged answers of the metric is significantly and materially above its own baseline for some judge/service (docs/alerts.md).', labelNames: ['metric', 'severity'], registers });
       const series = this.#series;
+      const now = this.#now;
       new Gauge({
         name: 'ragwatch_change_flagged_share_ratio',
-        help: 'Change alerts (first tier, page by default), at the last evaluation: the weighted share of answers at or below the metric\'s threshold over the long window (window="recent") and over its baseline (window="baseline", once ready), by metric, judge and service.',
+        help: 'Change alerts (first tier, page by default), at scrape time: the weighted share of answers at or below the metric\'s threshold over the long window (window="recent") and over its baseline (window="baseline", once ready), by metric, judge and service.',
         labelNames: ['metric', 'judge', 'service', 'window'],
         registers,
         collect() {
           this.reset();
+          // Computed at scrape time (two snapshot lookups per window), not at the last evaluation: the panel does not wait for the timer.
+          const t = now();
           for (const e of series[0]?.values() ?? []) {
-            const v = e.verdict;
+            const v = verdictAt(e, t);
             if (v?.long.recent != null) this.set({ metric: e.metric, judge: e.judge, service: e.service, window: 'recent' }, v.long.recent);
             if (v?.baseline != null) this.set({ metric: e.metric, judge: e.judge, service: e.service, window: 'baseline' }, v.baseline);
           }
@@ -158,9 +161,7 @@ export class ChangeMonitor implements RecordSink {
       const s = e.settings;
       const c = e.series.stepOf(now);
       const steps = (ms: number) => Math.round(ms / s.stepMs);
-      const long = steps(s.windowMs);
-      e.series.advance(now);
-      const v = (e.verdict = changeVerdict(e.series.counts(c - long - steps(s.baselineMs), c - long), e.series.counts(c - long, c + 1), e.series.counts(c - steps(s.shortWindowMs), c + 1), s));
+      const v = (e.verdict = verdictAt(e, now));
       if (s === this.#o.tiers[0]) this.#ready?.set({ metric: e.metric, judge: e.judge, service: e.service }, v.baselineReady ? 1 : 0);
       const wasFiring = e.firingSinceMs !== undefined;
       if (v.firing) e.lastTrueMs = now;
@@ -325,4 +326,14 @@ function visibleSince(e: Entry, c: number, steps: (ms: number) => number, s: Cha
     if (t.drop && t.z !== null && (!best || t.z > best.z)) best = { k, z: t.z };
   }
   return best === undefined ? undefined : (c - best.k) * s.stepMs;
+}
+
+/** The verdict of a series at `now`: its baseline, long and short windows (the snapshots brought forward first). */
+function verdictAt(e: Entry, now: number): ChangeVerdict {
+  const s = e.settings;
+  e.series.advance(now);
+  const c = e.series.stepOf(now);
+  const steps = (ms: number) => Math.round(ms / s.stepMs);
+  const long = steps(s.windowMs);
+  return changeVerdict(e.series.counts(c - long - steps(s.baselineMs), c - long), e.series.counts(c - long, c + 1), e.series.counts(c - steps(s.shortWindowMs), c + 1), s);
 }
