@@ -145,8 +145,13 @@ describe('live: ragwatch start (chart test-alert config; and an LLM-judge instan
     // The ragwatch config and rules exactly as docs/deploy.md's test alert installs them.
     const objects = helmTemplate(['-f', join(ROOT, 'helm', 'examples', 'test-alert.values.yaml')]);
     const cm = ofKind<K8sObject & { data: Record<string, string> }>(objects, 'ConfigMap').find((c) => c.metadata.name.endsWith('-config'))!;
-    // Plus topics after 60 questions (default 500; the demo asks 300 distinct ones), so the topic panels have data.
-    const configFile = scratch.write('ragwatch.yaml', { ...(parse(cm.data['ragwatch.yaml']!) as object), weakness: { warmupQueries: 60, topicCount: 6 } });
+    // Plus topics after 60 questions (default 500; the demo asks 300 distinct ones), so the topic panels have data,
+    // and a change alert on the test alert's metric (its severity is `test`, so it has none by default), so the
+    // change panels have data from this instance rather than from the LLM instance's companion judge, which may
+    // not have scored anything yet on a loaded machine.
+    const chartConfig = parse(cm.data['ragwatch.yaml']!) as { alerts: { metrics: Record<string, Record<string, unknown>> } };
+    chartConfig.alerts.metrics.grounding_lexical = { ...chartConfig.alerts.metrics.grounding_lexical, change: true };
+    const configFile = scratch.write('ragwatch.yaml', { ...chartConfig, weakness: { warmupQueries: 60, topicCount: 6 } });
     const rules = spawnSync(process.execPath, [BIN, 'rules', '-c', configFile], { cwd: ROOT, encoding: 'utf8' });
     expect(rules.status, rules.stderr).toBe(0);
     const rulesFile = scratch.write('rules.yml', rules.stdout);
