@@ -72,8 +72,10 @@ interface Entry {
   series: FlagSeries;
   verdict?: ChangeVerdict;
   firingSinceMs?: number;
-  /** The start of the longest recent window that already showed the drop when it started firing. */
+  /** The start of the recent window with the strongest evidence when it started firing. */
   visibleSinceMs?: number;
+  /** What moved, found once when it started firing (it scans the weakness map's live window). */
+  moved?: string;
   lastTrueMs?: number;
 }
 
@@ -157,6 +159,8 @@ export class ChangeMonitor implements RecordSink {
     const changed: AlertNotice[] = [];
     const firing = new Set<string>();
     const out: ChangeSeriesStatus[] = [];
+    // Notices are built only for a notifier that sends them.
+    const notify = this.#o.notifier?.enabled === true;
     for (const e of this.#entries()) {
       const s = e.settings;
       const c = e.series.stepOf(now);
@@ -170,21 +174,27 @@ export class ChangeMonitor implements RecordSink {
         if (!wasFiring) {
           e.firingSinceMs = now;
           e.visibleSinceMs = visibleSince(e, c, steps, s);
-          changed.push(this.#notice(e, 'firing', now));
+          const cut = this.#cuts.get(e.metric)!;
+          const moved = v.baseline !== null && !this.#calibrated.has(e.metric) ? this.#o.movedCell?.(e.metric, e.judge, cut, v.baseline) : undefined;
+          if (moved !== undefined) e.moved = moved;
+          if (notify) changed.push(this.#notice(e, 'firing', now));
         }
-        all.push(this.#notice(e, 'firing', now));
+        if (notify) all.push(this.#notice(e, 'firing', now));
         firing.add(`${e.metric}\u0000${s.tier}`);
         out.push(statusOf(e));
       } else if (wasFiring) {
-        const n = this.#notice(e, 'resolved', now);
+        if (notify) {
+          const n = this.#notice(e, 'resolved', now);
+          changed.push(n);
+          all.push(n);
+        }
         delete e.firingSinceMs;
         delete e.visibleSinceMs;
-        changed.push(n);
-        all.push(n);
+        delete e.moved;
       }
     }
     if (this.#active) for (const metric of this.#cuts.keys()) for (const { tier } of this.#o.tiers) this.#active.set({ metric, severity: tier }, firing.has(`${metric}\u0000${tier}`) ? 1 : 0);
-    if (this.#o.notifier?.enabled) this.#o.notifier.send(all, changed);
+    if (notify) this.#o.notifier!.send(all, changed);
     if (now - this.#lastSaveMs >= (this.#o.saveIntervalMs ?? 300_000)) this.save();
     return out;
   }
@@ -270,7 +280,6 @@ export class ChangeMonitor implements RecordSink {
     const cut = this.#cuts.get(e.metric)!;
     const since = e.visibleSinceMs !== undefined ? `&since=${e.visibleSinceMs}` : '';
     const examples = this.#o.examplesUrl ? `${this.#o.examplesUrl}/examples?metric=${encodeURIComponent(e.metric)}&below=${cut}&service=${encodeURIComponent(e.service)}${since}` : '';
-    const moved = v?.baseline != null && !this.#calibrated.has(e.metric) ? this.#o.movedCell?.(e.metric, e.judge, cut, v.baseline) : undefined;
     return {
       status,
       labels: { alertname: changeAlertName(e.metric, s.tier), metric: e.metric, judge: e.judge, service: e.service, severity: s.tier, kind: 'change' },
@@ -280,7 +289,7 @@ export class ChangeMonitor implements RecordSink {
           `The share of ${e.metric} answers (${e.judge} judge) at or below ${cut} rose from ${pct(v?.baseline)} (baseline, n=${v?.baselineSamples ?? 0}) ` +
           `to ${pct(v?.long.recent)} (n=${v?.long.samples ?? 0}, z=${v?.long.z?.toFixed(1) ?? 'n/a'}) and ${pct(v?.short.recent)} over the short window (n=${v?.short.samples ?? 0}, z=${v?.short.z?.toFixed(1) ?? 'n/a'}).`,
         ...(e.visibleSinceMs !== undefined ? { visible_since: new Date(e.visibleSinceMs).toISOString() } : {}),
-        ...(moved ? { moved: `${e.metric} ${moved}` } : {}),
+        ...(e.moved ? { moved: `${e.metric} ${e.moved}` } : {}),
         ...(examples ? { examples } : {}),
       },
       startsAt: new Date(e.firingSinceMs ?? now).toISOString(),

@@ -7,7 +7,7 @@
  */
 import type { RagwatchConfig } from '../config/schema.ts';
 import { requireDurationMs } from '../metrics/duration.ts';
-import type { RuleGroup } from '../metrics/rules.ts';
+import { metricAlertName, type RuleGroup } from '../metrics/rules.ts';
 import type { ChangeRule, ChangeSettings } from './types.ts';
 
 const BY = 'metric, judge, service';
@@ -15,7 +15,7 @@ const SCORE = 'ragwatch_score_ratio';
 
 /** The change alert of `metric` in `tier`: `RagwatchGroundednessDrop` (page), `RagwatchGroundednessDrift` (ticket). */
 export function changeAlertName(metric: string, tier: ChangeSettings['tier'] = 'page'): string {
-  return `Ragwatch${metric.replace(/(^|_)([a-z])/g, (_, __, c: string) => c.toUpperCase())}${tier === 'page' ? 'Drop' : 'Drift'}`;
+  return metricAlertName(metric, tier === 'page' ? 'Drop' : 'Drift');
 }
 
 /** The metrics with a change alert and each enabled tier's settings: `change: true`, or unset on a page-severity metric with an alert. */

@@ -38,11 +38,16 @@ export function samplesRecordName(window: string): string {
 
 /** `RagwatchGroundednessLow` for `groundedness`. */
 export function alertName(metric: string): string {
+  return metricAlertName(metric, 'Low');
+}
+
+/** `Ragwatch<Metric><suffix>`: every per-metric alert's name (threshold `Low`, change `Drop`/`Drift`, SLO `BudgetBurn`). */
+export function metricAlertName(metric: string, suffix: string): string {
   const pascal = metric
     .split('_')
     .map((w) => w.charAt(0).toUpperCase() + w.slice(1))
     .join('');
-  return `Ragwatch${pascal}Low`;
+  return `Ragwatch${pascal}${suffix}`;
 }
 
 function fmt(n: number): string {

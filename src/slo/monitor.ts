@@ -104,6 +104,8 @@ export class SloMonitor implements RecordSink {
     const changed: AlertNotice[] = [];
     const out: SloAlert[] = [];
     const active = new Set<string>();
+    // Notices are built only for a notifier that sends them.
+    const notify = this.#o.notifier?.enabled === true;
     for (const e of this.#series.values()) {
       e.fine.advance(now);
       e.coarse.advance(now);
@@ -123,23 +125,25 @@ export class SloMonitor implements RecordSink {
         if (holds !== undefined) {
           if (!state) {
             e.firing[severity] = { sinceMs: now, lastTrueMs: now, badShare: holds };
-            changed.push(this.#notice(e, severity, 'firing', now));
+            if (notify) changed.push(this.#notice(e, severity, 'firing', now));
           } else Object.assign(state, { lastTrueMs: now, badShare: holds });
         } else if (state && now - state.lastTrueMs >= keepMs) {
-          const n = this.#notice(e, severity, 'resolved', now);
+          if (notify) {
+            const n = this.#notice(e, severity, 'resolved', now);
+            changed.push(n);
+            all.push(n);
+          }
           delete e.firing[severity];
-          changed.push(n);
-          all.push(n);
         }
         const s = e.firing[severity];
         if (!s) continue;
-        all.push(this.#notice(e, severity, 'firing', now));
+        if (notify) all.push(this.#notice(e, severity, 'firing', now));
         active.add(`${e.rule.metric}\u0000${severity}`);
         out.push({ metric: e.rule.metric, judge: e.judge, service: e.service, severity, badShare: s.badShare, firingSinceMs: s.sinceMs });
       }
     }
     if (this.#active) for (const metric of this.#rules.keys()) for (const severity of ['page', 'ticket']) this.#active.set({ metric, severity }, active.has(`${metric}\u0000${severity}`) ? 1 : 0);
-    if (this.#o.notifier?.enabled) this.#o.notifier.send(all, changed);
+    if (notify) this.#o.notifier!.send(all, changed);
     return out;
   }
 

@@ -7,14 +7,14 @@
  */
 import type { RagwatchConfig } from '../config/schema.ts';
 import { requireDurationMs } from '../metrics/duration.ts';
-import type { RuleGroup } from '../metrics/rules.ts';
+import { metricAlertName, type RuleGroup } from '../metrics/rules.ts';
 import { BURN_WINDOWS, type SloRule } from './types.ts';
 
 const BY = 'metric, judge, service';
 
 /** The SLO alert of `metric` (`RagwatchGroundednessBudgetBurn`); its severity is a label. */
 export function sloAlertName(metric: string): string {
-  return `Ragwatch${metric.replace(/(^|_)([a-z])/g, (_, __, c: string) => c.toUpperCase())}BudgetBurn`;
+  return metricAlertName(metric, 'BudgetBurn');
 }
 
 /** The metrics with an SLO (`alerts.metrics.<metric>.slo`). */
