@@ -33,9 +33,12 @@ export interface AccountingSnapshot {
   residualSampled: number;
 }
 
+/** The metrics the identity reads: only these are collected (not every gauge of the registry). */
+const NAMES = ['ragwatch_dropped_total', 'ragwatch_triplets_captured_total', 'ragwatch_triplets_sampled_total', 'ragwatch_triplets_not_sampled_total', 'ragwatch_triplets_scored_total', 'ragwatch_triplets_failed_total', 'ragwatch_triplets_in_flight', 'ragwatch_triplets_produced_total', 'ragwatch_triplets_received_total'];
+
 /** Reads the identity's totals from the registry. */
 export async function accountingSnapshot(registry: Registry): Promise<AccountingSnapshot> {
-  const metrics = await registry.getMetricsAsJSON();
+  const metrics = await Promise.all(NAMES.map(async (name) => ({ name, values: (await registry.getSingleMetric(name)?.get())?.values ?? [] })));
   const sum = (name: string) => metrics.find((m) => m.name === name)?.values.reduce((a, v) => a + v.value, 0) ?? 0;
   const dropped: Record<string, number> = {};
   let droppedAfterSampling = 0;

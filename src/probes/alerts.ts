@@ -53,6 +53,11 @@ export class ProbeAlerts {
     this.#intervalMs = options.intervalMs ?? 15_000;
   }
 
+  /** The alerts firing at the last evaluation. */
+  firing(): AlertNotice[] {
+    return [...this.#firing.values()];
+  }
+
   /** Evaluates every suite now; returns the firing alerts. */
   evaluate(states: Iterable<SuiteState>, nowMs: number): AlertNotice[] {
     const changed: AlertNotice[] = [];

@@ -13,6 +13,7 @@ import type { TripletRedactor } from '../capture/redaction/types.ts';
 import type { SampledTriplet, ScoreRecord } from '../triplet.ts';
 import type { ProbeAlerts} from './alerts.ts';
 import { type SuiteState } from './alerts.ts';
+import type { AlertNotice } from '../metrics/notifier.ts';
 import { judgeAudit } from './audit.ts';
 import type { JudgeMatch } from './judge-match.ts';
 import type { ProbeInstruments } from './metrics.ts';
@@ -24,6 +25,7 @@ import type { RecordSink } from '../scorer/record-sinks.ts';
 import { isProbeTraceId } from '../triplet.ts';
 import type { ProbeSuite } from './suite.ts';
 import type { ProbeQuery } from './types.ts';
+import { probeRunOf, type ProbeRun, type ProbeRuns, type SuiteRuns } from './run-view.ts';
 
 /** A suite ready to run: validated, its queries generated. */
 export interface LoadedSuite {
@@ -61,10 +63,11 @@ interface Joined {
   sources?: Array<{ id?: string; content: string }>;
 }
 
-export class Prober implements RecordSink {
+/** Runs the suites on their schedules; a sink of the scorer (it joins its probes' captured traces) and the pages' {@link ProbeRuns}. */
+export class Prober implements RecordSink, ProbeRuns {
   readonly #o: ProberOptions;
   readonly #now: () => number;
-  readonly #states = new Map<string, SuiteState & { loaded: LoadedSuite; running?: Promise<ProbeReport | undefined> }>();
+  readonly #states = new Map<string, SuiteState & { loaded: LoadedSuite; running?: Promise<ProbeReport | undefined>; lastRun?: ProbeRun; previousRun?: ProbeRun }>();
   /** Trace ids of the runs in progress; bounded by their queries. */
   readonly #pending = new Map<string, Joined>();
   readonly #waiters = new Set<() => void>();
@@ -116,6 +119,16 @@ export class Prober implements RecordSink {
     for (const wake of this.#waiters) wake();
   };
 
+  /** Every suite with its last two completed runs (the `/probes` page, `/api/probes`, `/api/status`). */
+  runs(): SuiteRuns[] {
+    return [...this.#states.values()].map((s) => ({ suite: s.suite.suite, every: s.suite.schedule.every, ...(s.lastRun ? { last: s.lastRun } : {}), ...(s.previousRun ? { previous: s.previousRun } : {}) }));
+  }
+
+  /** The probe alerts firing at the last evaluation. */
+  firing(): AlertNotice[] {
+    return this.#o.alerts?.firing() ?? [];
+  }
+
   /** The last completed report of a suite. */
   last(suite: string): ProbeReport | undefined {
     return this.#states.get(suite)?.last;
@@ -141,7 +154,7 @@ export class Prober implements RecordSink {
     return s.running;
   }
 
-  async #runOnce(s: SuiteState & { loaded: LoadedSuite }): Promise<ProbeReport | undefined> {
+  async #runOnce(s: SuiteState & { loaded: LoadedSuite; lastRun?: ProbeRun; previousRun?: ProbeRun }): Promise<ProbeReport | undefined> {
     const started = this.#now();
     const { suite, queries } = s.loaded;
     const ids: string[] = [];
@@ -170,6 +183,8 @@ export class Prober implements RecordSink {
       const end = this.#now();
       s.last = report;
       s.lastCompletedMs = end;
+      if (s.lastRun) s.previousRun = s.lastRun;
+      s.lastRun = probeRunOf(report, outcomes, records, started, end);
       this.#o.instruments.record(report, perTemplate(outcomes), end, end - started);
       this.#o.alerts?.evaluate(this.#states.values(), end);
       (this.#o.logger ?? silentLogger).info({ suite: suite.suite, queries: report.queries, accuracy: report.accuracy, robustness: report.robustness, groups: report.groups, joined: records.size }, 'probe run completed');

@@ -9,6 +9,7 @@ import type { Logger } from '../log.ts';
 import { createApiApp, createMetricsApp, createUiApp, type UiSources } from '../server/api-app.ts';
 import { listen, type RunningServer } from './serve.ts';
 import { uiAccess, type UiAuthOptions } from '../server/ui-auth.ts';
+import type { ProbeRuns } from '../probes/run-view.ts';
 
 /** What {@link startHttpServers} serves. */
 export interface HttpServersOptions {
@@ -16,6 +17,8 @@ export interface HttpServersOptions {
   ready: () => boolean;
   quality: UiSources;
   summary: () => Record<string, unknown>;
+  /** The scheduled prober's runs, when this process probes. */
+  probes?: ProbeRuns | undefined;
 }
 
 /** The running servers; `ui` is the metrics server itself unless `server.uiPort` is set. */
@@ -41,7 +44,7 @@ export async function startHttpServers(server: RagwatchConfig['server'], options
       throw err;
     }
   }
-  const where = `http://${server.host}:${ui.port}/examples`;
+  const where = `http://${server.host}:${ui.port}/`;
   if (access === 'refused') logger.warn({ ui: where }, 'UI and /api/* refused (403): they show users\' content and server.host is not loopback; set server.apiToken (RAGWATCH_API_TOKEN) or server.allowUnauthenticatedUi: true');
   else if (access === 'open_explicit') logger.warn({ ui: where }, 'UI and /api/* served WITHOUT authentication on a non-loopback address (server.allowUnauthenticatedUi: true)');
   else logger.info({ ui: where, auth: access === 'token' ? 'bearer token or sign-in' : 'none (loopback only)' }, 'UI ready');

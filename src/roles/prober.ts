@@ -11,7 +11,7 @@ import type { Logger } from '../log.ts';
 import { createInstruments } from '../telemetry/instruments.ts';
 import { instrumentsOptionsFromConfig } from '../telemetry/instruments.ts';
 import { createJudge } from '../judges/create.ts';
-import { createMetricsApp } from '../server/api-app.ts';
+import { createApiApp } from '../server/api-app.ts';
 import { listen, type RunningServer } from './serve.ts';
 import { createKafka } from '../transport/kafka-client.ts';
 import { createProber } from '../probes/create.ts';
@@ -41,7 +41,10 @@ export async function startProberRole(config: RagwatchConfig, logger: Logger): P
   const section = config.transport.kafka;
   const feed = config.transport.kind === 'kafka' ? new KafkaScoreFeed({ kafka: createKafka(section, logger), section, onRecord: (r) => prober.onRecord(r), logger }) : undefined;
   let judgeReady = false;
-  const http = await listen(createMetricsApp({ registry: instruments.registry, ready: () => judgeReady && (feed?.running ?? true) }), config.server.host, config.server.httpPort);
+  const { server } = config;
+  // /probes and /api/probes show the service's answers: behind the UI's sign-in, as on the scorers.
+  const auth = { apiToken: server.apiToken, host: server.host, allowUnauthenticated: server.allowUnauthenticatedUi };
+  const http = await listen(createApiApp({ registry: instruments.registry, ready: () => judgeReady && (feed?.running ?? true), probes: prober, auth }), server.host, server.httpPort);
   judge.init().then(
     () => (judgeReady = true),
     (err: unknown) => logger.error({ err }, 'judge failed to start; unjoined probe answers will not be scored'),

@@ -70,7 +70,7 @@ export async function startApp(config: RagwatchConfig, logger: Logger = silentLo
     bearerToken: server.bearerToken,
     onOutcome: (outcome) => recordIngestOutcome(pipeline.instruments, outcome),
   });
-  const servers = await startHttpServers(server, { registry: pipeline.instruments.registry, ready: () => pipeline.ready, quality, summary: () => configSummary(config) }, logger);
+  const servers = await startHttpServers(server, { registry: pipeline.instruments.registry, ready: () => pipeline.ready, quality, summary: () => configSummary(config), probes: prober }, logger);
   const { http } = servers;
   let otlp: RunningServer;
   try {

@@ -1,8 +1,9 @@
 /**
  * Metrics and API port: `/metrics` (Prometheus text, or OpenMetrics with exemplars when asked),
  * `/healthz` (process alive), `/readyz` (judge loaded, transport delivering) — open, for scrapers and
- * probes — and the UI, behind {@link uiAuth}: `/api/status`, `/api/examples`, the `/examples` page
- * and `/login`. With `server.uiPort` the UI has a port of its own ({@link createUiApp}).
+ * probes — and the UI, behind {@link uiAuth}: the front door `/`, the pages (`/examples`, `/review`,
+ * `/calibration`, `/weaknesses`, `/probes`, `/exams`), their JSON under `/api/*`, and `/login`. With
+ * `server.uiPort` the UI has a port of its own ({@link createUiApp}).
  * @module
  */
 import { Hono } from 'hono';
@@ -14,6 +15,13 @@ import type { ExamMonitor } from '../exams/monitor.ts';
 import type { MetricAlertRule } from '../metrics/evaluator.ts';
 import type { ExamplesBuffer, ExamplesQuery } from '../metrics/examples.ts';
 import type { QualityStatus } from '../metrics/score-metrics.ts';
+import type { ChangeSeriesStatus } from '../change/monitor.ts';
+import type { SloAlert } from '../slo/monitor.ts';
+import { accountingSnapshot } from '../metrics/accounting.ts';
+import type { ProbeRuns, SuiteRuns } from '../probes/run-view.ts';
+import { renderHomePage, type FrontDoor } from './home-page.ts';
+import { pageHeaders } from './layout.ts';
+import { renderProbesPage } from './probes-page.ts';
 import type { ReviewStore } from '../store/review-store.ts';
 import type { WeaknessView } from '../weakness/monitor.ts';
 import { mountReview } from './review-routes.ts';
@@ -32,7 +40,7 @@ export interface UiSources {
   readonly calibration: CalibrationMonitor | undefined;
   readonly refitter: Refitter | undefined;
   readonly exams: ExamMonitor | undefined;
-  status(): QualityStatus;
+  status(): QualityStatus & { change?: ChangeSeriesStatus[]; slo?: SloAlert[] };
   weaknessView(): WeaknessView;
 }
 
@@ -47,6 +55,8 @@ export interface ApiAppOptions {
   summary?: () => Record<string, unknown>;
   /** Who may see the UI routes. Default: open, as on a loopback address without a token. */
   auth?: UiAuthOptions;
+  /** The scheduled prober's runs (`/probes`, `/api/probes`, the front door); absent without suites. */
+  probes?: ProbeRuns | undefined;
 }
 
 /** Largest `limit` accepted by `/api/examples`. */
@@ -92,14 +102,61 @@ function parseQuery(q: (key: string) => string | undefined): ExamplesQuery | str
 export function createApiApp(options: ApiAppOptions): Hono {
   const app = createMetricsApp(options);
   if (options.quality) mountUi(app, options.quality, options);
+  else if (options.probes) mountProbes(app, options.probes, options.auth);
   return app;
 }
 
 /** The UI routes alone (for `server.uiPort`). */
-export function createUiApp(options: Omit<ApiAppOptions, 'registry'> & { quality: UiSources }): Hono {
+export function createUiApp(options: Omit<ApiAppOptions, 'registry'> & { quality: UiSources; registry?: Registry }): Hono {
   const app = new Hono();
   mountUi(app, options.quality, options);
   return app;
+}
+
+/** The last runs of each suite, short (for `/api/status`). */
+function probeSummary(runs: readonly SuiteRuns[]) {
+  return runs.map((s) => ({
+    suite: s.suite,
+    every: s.every,
+    last: s.last ? { completedAt: s.last.completedAt, queries: s.last.report.queries, accuracy: s.last.report.accuracy, robustness: s.last.report.robustness, outcomes: s.last.report.outcomes } : null,
+    previous: s.previous ? { completedAt: s.previous.completedAt, accuracy: s.previous.report.accuracy, robustness: s.previous.report.robustness } : null,
+  }));
+}
+
+/** `/probes` and `/api/probes` alone, behind the UI's authentication (the `ragwatch prober` role); `/` leads there. */
+function mountProbes(app: Hono, probes: ProbeRuns, auth: UiAuthOptions | undefined): void {
+  const { guard, loginLimit, login } = uiAuth(auth ?? { host: '127.0.0.1' });
+  app.get('/login', login);
+  app.post('/login', loginLimit, login);
+  for (const path of ['/', '/probes', '/api/*']) app.use(path, guard);
+  app.get('/', (c) => c.redirect('/probes', 303));
+  app.get('/probes', (c) => c.html(renderProbesPage(probes.runs()), 200, pageHeaders()));
+  app.get('/api/probes', (c) => c.json({ suites: probes.runs() }));
+}
+
+/** Sums a gauge's values, or undefined when it has none. */
+async function gaugeSum(registry: Registry, name: string): Promise<number | undefined> {
+  const values = (await registry.getSingleMetric(name)?.get())?.values ?? [];
+  return values.length === 0 ? undefined : values.reduce((a, v) => a + v.value, 0);
+}
+
+/** The front door's data: all of it already in memory (the registry's few counters are read by name). */
+async function frontDoorOf(quality: UiSources, options: Pick<ApiAppOptions, 'ready' | 'probes'> & { registry?: Registry | undefined }): Promise<FrontDoor> {
+  const registry = options.registry;
+  const [size, capacity, lag] = registry ? await Promise.all([gaugeSum(registry, 'ragwatch_queue_size'), gaugeSum(registry, 'ragwatch_queue_capacity'), gaugeSum(registry, 'ragwatch_kafka_consumer_lag_messages')]) : [];
+  return {
+    nowMs: Date.now(),
+    ready: options.ready(),
+    status: quality.status(),
+    alerting: new Set(quality.rules.map((r) => r.metric)),
+    probes: options.probes?.runs() ?? [],
+    probeAlerts: options.probes?.firing() ?? [],
+    calibrations: quality.calibration?.models() ?? [],
+    exams: quality.exams?.reports() ?? [],
+    ...(registry ? { accounting: await accountingSnapshot(registry) } : {}),
+    ...(size !== undefined && capacity !== undefined ? { queue: { size, capacity } } : {}),
+    ...(lag !== undefined ? { lagMessages: lag } : {}),
+  };
 }
 
 /** `/metrics`, `/healthz`, `/readyz`: no authentication (Prometheus and kubelet probes). */
@@ -117,24 +174,22 @@ export function createMetricsApp(options: Pick<ApiAppOptions, 'registry' | 'read
   return app;
 }
 
-function mountUi(app: Hono, quality: UiSources, options: Pick<ApiAppOptions, 'ready' | 'summary' | 'auth'>): void {
+function mountUi(app: Hono, quality: UiSources, options: Pick<ApiAppOptions, 'ready' | 'summary' | 'auth' | 'probes'> & { registry?: Registry | undefined }): void {
   const { guard, loginLimit, login } = uiAuth(options.auth ?? { host: '127.0.0.1' });
   app.get('/login', login);
   app.post('/login', loginLimit, login);
-  app.use('/api/*', guard);
-  app.use('/examples', guard);
-  app.use('/review', guard);
-  app.use('/calibration', guard);
-  app.use('/weaknesses', guard);
-  app.use('/exams', guard);
-  app.get('/exams', (c) => c.html(renderExamsPage(quality.exams?.reports() ?? []), 200, { 'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'", 'X-Content-Type-Options': 'nosniff', 'Cache-Control': 'no-store' }));
+  for (const path of ['/', '/api/*', '/examples', '/review', '/calibration', '/weaknesses', '/probes', '/exams']) app.use(path, guard);
+  app.get('/', async (c) => c.html(renderHomePage(await frontDoorOf(quality, options)), 200, pageHeaders()));
+  app.get('/probes', (c) => c.html(renderProbesPage(options.probes?.runs() ?? []), 200, pageHeaders()));
+  app.get('/api/probes', (c) => c.json({ suites: options.probes?.runs() ?? [] }));
+  app.get('/exams', (c) => c.html(renderExamsPage(quality.exams?.reports() ?? []), 200, pageHeaders()));
   app.get('/api/exams', (c) => c.json({ exams: quality.exams?.reports() ?? [] }));
-  app.get('/weaknesses', (c) => c.html(renderWeaknessesPage(quality.weaknessView(), /^[a-z][a-z0-9_]{0,63}$/.test(c.req.query('metric') ?? '') ? c.req.query('metric') : undefined), 200, { 'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'", 'X-Content-Type-Options': 'nosniff', 'Cache-Control': 'no-store' }));
+  app.get('/weaknesses', (c) => c.html(renderWeaknessesPage(quality.weaknessView(), /^[a-z][a-z0-9_]{0,63}$/.test(c.req.query('metric') ?? '') ? c.req.query('metric') : undefined), 200, pageHeaders()));
   const { calibration } = quality.settings;
   mountReview(app, quality.review, { questions: calibration.questions, concepts: [...new Set([...Object.keys(calibration.questions), ...Object.keys(calibration.labelMetrics)])], calibration: quality.calibration, refitter: quality.refitter });
   const thresholds = Object.fromEntries(quality.rules.map((r) => [r.metric, r.threshold]));
 
-  app.get('/api/status', (c) => c.json({ ready: options.ready(), config: options.summary?.() ?? {}, ...quality.status() }));
+  app.get('/api/status', (c) => c.json({ ready: options.ready(), config: options.summary?.() ?? {}, ...quality.status(), probes: probeSummary(options.probes?.runs() ?? []), probeAlerts: options.probes?.firing() ?? [] }));
   app.get('/api/examples', (c) => {
     const q = parseQuery((k) => c.req.query(k));
     if (typeof q === 'string') return c.json({ error: q }, 400);
@@ -145,6 +200,6 @@ function mountUi(app: Hono, quality: UiSources, options: Pick<ApiAppOptions, 're
     const q = parseQuery((k) => c.req.query(k));
     if (typeof q === 'string') return c.text(q, 400);
     const html = renderExamplesPage(quality.examples.query(q), { ...(q.metric ? { metric: q.metric } : {}), ...(q.below !== undefined ? { below: q.below } : {}), thresholds });
-    return c.html(html, 200, { 'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'", 'X-Content-Type-Options': 'nosniff', 'Cache-Control': 'no-store' });
+    return c.html(html, 200, pageHeaders());
   });
 }

@@ -8,7 +8,7 @@
 import { applyMap } from '../calibration/fit.ts';
 import { ece } from '../calibration/measures.ts';
 import type { CalibrationModel, LabelledScore } from '../calibration/types.ts';
-import { escapeHtml } from './examples-page.ts';
+import { escapeHtml, renderPage } from './layout.ts';
 
 /** One bin of a reliability diagram. */
 export interface ReliabilityBin {
@@ -64,11 +64,11 @@ export function renderCalibrationPage(models: readonly CalibrationModel[], point
 <p class="meta">${escapeHtml(m.map.method)} · fitted on ${m.n} labels ${age} min ago · held-out Brier ${m.brier?.toFixed(3) ?? 'n/a'} · conformal α ${m.conformal.alpha}, q̂ ${m.conformal.qhat.toFixed(3)} (n ${m.conformal.n}) · ECE on the ${pts.length} labelled answers held now: raw ${e(raw)}, calibrated ${e(cal)}</p>
 ${pts.length > 0 ? reliabilitySvg(reliabilityBins(raw, y), reliabilityBins(cal, y), `${m.metric} reliability`) : '<p>No labelled answer held in the store for this metric.</p>'}</section>`;
   });
-  return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>ragwatch calibration</title>
-<style>body{font:15px/1.45 system-ui,sans-serif;margin:1.5rem auto;max-width:60rem;padding:0 1rem;color:#1b1b1b}h1{font-size:1.3rem}h2{font-size:1.05rem;margin-top:1.5rem}.meta{color:#555;font-size:.85rem}</style></head>
-<body><h1>ragwatch: judge calibration</h1>
+  return renderPage({
+    title: 'calibration',
+    path: '/calibration',
+    body: `<h1>Judge calibration</h1>
 <p class="meta">A judge score means what humans say about answers with that score. Points on the dashed diagonal are perfectly calibrated; orange is the raw score, blue the calibrated probability. Label answers at <a href="/review">/review</a>; JSON at <code>/api/calibration</code>.</p>
-${sections.length > 0 ? sections.join('\n') : '<p>No calibration in use yet: label answers at /review (a fit needs calibration.minLabels labels), or load one with calibration.file.</p>'}
-</body></html>`;
+${sections.length > 0 ? sections.join('\n') : '<p>No calibration in use yet: label answers at /review (a fit needs calibration.minLabels labels), or load one with calibration.file.</p>'}`,
+  });
 }

@@ -5,11 +5,7 @@
  * @module
  */
 import type { Example } from '../metrics/examples.ts';
-
-/** HTML-escapes text for element content and double-quoted attributes. */
-export function escapeHtml(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
-}
+import { escapeHtml, renderPage } from './layout.ts';
 
 /** Texts of the example's unsupported claims and tokens (claims not supported by the sources, embedded-judge tokens). */
 export function unsupportedSpans(example: Example): string[] {
@@ -65,8 +61,7 @@ export function highlight(text: string, spans: readonly string[]): { html: strin
   return { html: html + escapeHtml(text.slice(pos)), unmatched };
 }
 
-const STYLE = `body{font:15px/1.45 system-ui,sans-serif;margin:1.5rem auto;max-width:60rem;padding:0 1rem;color:#1b1b1b}
-h1{font-size:1.3rem}article{border:1px solid #ccc;border-radius:6px;padding:.8rem 1rem;margin:1rem 0}
+const STYLE = `main{max-width:60rem}article{border:1px solid #ccc;border-radius:6px;padding:.8rem 1rem;margin:1rem 0}
 .meta{color:#555;font-size:.85rem}.scores span{display:inline-block;margin:.1rem .5rem .1rem 0;padding:0 .4rem;border-radius:3px;background:#eee}
 .scores .low{background:#fbd5d5}mark.unsupported{background:#ffb3b3;text-decoration:underline wavy #b00}
 details{margin-top:.4rem}blockquote{margin:.3rem 0;padding:.3rem .6rem;border-left:3px solid #ccc;background:#fafafa;white-space:pre-wrap}
@@ -112,11 +107,12 @@ function renderExample(e: Example, thresholds: Readonly<Record<string, number>>)
 export function renderExamplesPage(examples: readonly Example[], options: ExamplesPageOptions = {}): string {
   const filter = options.metric ? ` — ${escapeHtml(options.metric)}${options.below !== undefined ? ` below ${options.below}` : ''}` : '';
   const body = examples.length > 0 ? examples.map((e) => renderExample(e, options.thresholds ?? {})).join('\n') : '<p>No low-scoring examples in the buffer.</p>';
-  return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
-<title>ragwatch examples</title><style>${STYLE}</style></head>
-<body><h1>ragwatch: recent low-scoring answers${filter}</h1>
+  return renderPage({
+    title: 'examples',
+    path: '/examples',
+    style: STYLE,
+    body: `<h1>Recent low-scoring answers${filter}</h1>
 <p class="meta">Highlighted: claims the judge found unsupported by the sources. ${examples.length} shown; JSON at <code>/api/examples</code>.</p>
-${body}
-</body></html>`;
+${body}`,
+  });
 }

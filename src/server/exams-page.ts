@@ -6,7 +6,7 @@
  */
 import { probability } from '../exams/irt.ts';
 import type { ExamReport } from '../exams/report.ts';
-import { escapeHtml } from './examples-page.ts';
+import { escapeHtml, renderPage } from './layout.ts';
 
 const f2 = (v: number) => v.toFixed(2);
 const W = 560;
@@ -66,13 +66,12 @@ export function renderExamsPage(reports: readonly ExamReport[]): string {
     const table = `<table><tr><th>release</th><th>θ</th><th>95 % interval</th><th>accuracy</th><th>graded</th><th>unparsed</th><th>errors</th></tr>${r.takers.map((t) => `<tr><th scope="row">${escapeHtml(t.taker)}</th><td>${f2(t.theta)}</td><td>${f2(Math.max(-3, t.theta - 1.96 * t.se))} – ${f2(Math.min(3, t.theta + 1.96 * t.se))}</td><td>${f2(t.accuracy)}</td><td>${t.answered}</td><td>${t.unparsed}</td><td>${t.errors}</td></tr>`).join('')}</table>`;
     return `<section><h2>${escapeHtml(r.exam)} <span class="meta">v${r.version}, ${r.questions} questions</span></h2>${verdict}${abilities(r)}${table}${curves(r)}<div class="pair">${categories(r, (t) => t.byBloom, 'Bloom category')}${categories(r, (t) => t.byQuestionWord, 'question word')}</div></section>`;
   });
-  return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>ragwatch exams</title>
-<style>body{font:15px/1.45 system-ui,sans-serif;margin:1.5rem auto;max-width:76rem;padding:0 1rem;color:#1b1b1b}h1{font-size:1.3rem}h2{font-size:1.1rem;margin-top:1.6rem}
-.meta{color:#555;font-size:.8rem}table{border-collapse:collapse;margin:.6rem 1.2rem .6rem 0}th,td{border:1px solid #ddd;padding:.25rem .5rem;text-align:right}th[scope=row]{text-align:left;font-weight:normal}
-.n{color:#555;font-size:.75rem}.none{color:#aaa}.ax{fill:#777;font-size:10px}.bad{color:#a00;font-weight:bold}.ok{color:#265}.pair{display:flex;flex-wrap:wrap;gap:1rem;align-items:flex-start}figure{margin:0}figcaption{font-size:.8rem;color:#555;max-width:${W}px}</style></head>
-<body><h1>ragwatch: exams per release</h1>
+  return renderPage({
+    title: 'exams',
+    path: '/exams',
+    style: `table{margin:.6rem 1.2rem .6rem 0}.n{color:#555;font-size:.75rem}.none{color:#aaa}.ax{fill:#777;font-size:10px}.pair{display:flex;flex-wrap:wrap;gap:1rem;align-items:flex-start}figure{margin:0}figcaption{font-size:.8rem;color:#555;max-width:${W}px}`,
+    body: `<h1>Exams per release</h1>
 <p class="meta">Multiple-choice exams generated from the service's documents, taken by each release, scored with item response theory (3PL): θ is the ability, comparable across releases that took the same exam version. Unparsed answers (no option could be read) are counted apart, never graded. docs/exams.md.</p>
-${sections.join('\n') || '<p>No exam answers yet: <code>ragwatch exam take SUITE.yaml --taker RELEASE</code>, and list the exam in exams.files.</p>'}
-</body></html>`;
+${sections.join('\n') || '<p>No exam answers yet: <code>ragwatch exam take SUITE.yaml --taker RELEASE</code>, and list the exam in exams.files.</p>'}`,
+  });
 }

@@ -6,10 +6,10 @@
  * @module
  */
 import type { ReviewItem } from '../store/review-store.ts';
-import { escapeHtml, highlight } from './examples-page.ts';
+import { highlight } from './examples-page.ts';
+import { escapeHtml, renderPage } from './layout.ts';
 
-const STYLE = `body{font:15px/1.45 system-ui,sans-serif;margin:1.5rem auto;max-width:60rem;padding:0 1rem;color:#1b1b1b}
-h1{font-size:1.3rem}article{border:2px solid #ddd;border-radius:6px;padding:.8rem 1rem;margin:1rem 0}
+const STYLE = `main{max-width:60rem}article{border:2px solid #ddd;border-radius:6px;padding:.8rem 1rem;margin:1rem 0}
 article.current{border-color:#2563eb}article.done{opacity:.55}.meta{color:#555;font-size:.85rem}
 mark.unsupported{background:#ffb3b3;text-decoration:underline wavy #b00}blockquote{margin:.3rem 0;padding:.3rem .6rem;border-left:3px solid #ccc;background:#fafafa;white-space:pre-wrap}
 .q{margin:.4rem 0}.q button{margin-left:.4rem}.q .answer{font-weight:bold;margin-left:.6rem}.q.current{background:#eef4ff}
@@ -32,15 +32,16 @@ export function renderReviewPage(items: readonly ReviewItem[], options: { questi
 <details open><summary>${item.sources.length} sources</summary>${sources}</details>${qs}</article>`;
     })
     .join('\n');
-  return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
-<title>ragwatch review</title><style>${STYLE}</style></head>
-<body><h1>ragwatch: review answers</h1>
+  return renderPage({
+    title: 'review',
+    path: '/review',
+    style: STYLE,
+    script: { nonce: options.nonce, code: SCRIPT },
+    body: `<h1>Review answers</h1>
 <p class="meta">Keys: <kbd>y</kbd> yes, <kbd>n</kbd> no, <kbd>u</kbd> unsure (skip), <kbd>j</kbd>/<kbd>k</kbd> next / previous answer. Highlighted: what the judge found unsupported. Answers the calibrated judge cannot decide come first, then every score band in turn.</p>
 <p><span id="progress">0 / ${items.length}</span> labelled on this page · answers labelled in total: ${options.labelled}</p>
-${items.length > 0 ? articles : '<p>Nothing to review: no unlabelled answer is held.</p>'}
-<script nonce="${options.nonce}">${SCRIPT}</script>
-</body></html>`;
+${items.length > 0 ? articles : '<p>Nothing to review: no unlabelled answer is held.</p>'}`,
+  });
 }
 
 /** Keyboard and buttons → POST /api/labels. Plain ES2020, no dependencies. */

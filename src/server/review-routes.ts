@@ -6,7 +6,6 @@
  * the reason; without a store (it could not be opened) they answer 503 naming `store.dataDir`.
  * @module
  */
-import { randomBytes } from 'node:crypto';
 import type { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { z } from 'zod';
@@ -15,6 +14,7 @@ import type { CalibrationMonitor } from '../calibration/monitor.ts';
 import type { Refitter } from '../calibration/refit.ts';
 import type { CalibrationModel } from '../calibration/types.ts';
 import { renderCalibrationPage } from './calibration-page.ts';
+import { newNonce, pageHeaders } from './layout.ts';
 import { renderReviewPage } from './review-page.ts';
 
 /** Largest labels request body, bytes. */
@@ -39,13 +39,13 @@ export function mountReview(
 
   app.get('/review', (c) => {
     if (!store) return c.text(unavailable.error, 503);
-    const nonce = randomBytes(16).toString('base64');
+    const nonce = newNonce();
     const html = renderReviewPage(store.queue(QUEUE_PAGE), { questions: options.questions, labelled: store.labelledCount(), nonce });
-    return c.html(html, 200, { 'Content-Security-Policy': `default-src 'none'; style-src 'unsafe-inline'; script-src 'nonce-${nonce}'; connect-src 'self'`, 'X-Content-Type-Options': 'nosniff', 'Cache-Control': 'no-store' });
+    return c.html(html, 200, pageHeaders({ nonce }));
   });
   const points = (m: CalibrationModel) => options.refitter?.points(m.metric, m.judge) ?? [];
   app.get('/calibration', (c) =>
-    c.html(renderCalibrationPage(options.calibration?.models() ?? [], points, Date.now()), 200, { 'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:", 'X-Content-Type-Options': 'nosniff', 'Cache-Control': 'no-store' }),
+    c.html(renderCalibrationPage(options.calibration?.models() ?? [], points, Date.now()), 200, pageHeaders({ images: true })),
   );
   app.get('/api/calibration', (c) => c.json({ calibrations: options.calibration?.models() ?? [], labels: store?.labelCount() ?? null }));
   app.get('/api/review', (c) => {

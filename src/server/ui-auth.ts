@@ -10,7 +10,7 @@ import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import type { Context, MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { getCookie, setCookie } from 'hono/cookie';
-import { escapeHtml } from './examples-page.ts';
+import { escapeHtml } from './layout.ts';
 
 /** Options of {@link uiAuth}. */
 export interface UiAuthOptions {
@@ -48,7 +48,7 @@ const same = (a: string, b: Buffer) => timingSafeEqual(sha256(a), b);
 
 /** A same-origin path to return to after signing in (never `//host` or a URL). */
 function safeNext(next: string | undefined): string {
-  return next && /^\/(?![/\\])[\x21-\x7e]*$/.test(next) ? next : '/examples';
+  return next && /^\/(?![/\\])[\x21-\x7e]*$/.test(next) ? next : '/';
 }
 
 const wantsHtml = (c: Context) => (c.req.header('accept') ?? '').includes('text/html');

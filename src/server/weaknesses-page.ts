@@ -7,7 +7,7 @@
  */
 import { cellPlace, type MetricCell } from '../weakness/cells.ts';
 import type { WeaknessView } from '../weakness/monitor.ts';
-import { escapeHtml } from './examples-page.ts';
+import { escapeHtml, renderPage } from './layout.ts';
 
 const f2 = (v: number) => v.toFixed(2);
 const interval = (c: MetricCell) => `${f2(c.mean)} [${f2(c.ciLow)}, ${f2(c.ciHigh)}], n = ${c.n}${c.restMean === null ? '' : `, the rest ${f2(c.restMean)}`}`;
@@ -111,16 +111,15 @@ export function renderWeaknessesPage(view: WeaknessView, metric?: string): strin
   const topicRows = view.topics.map((t) => ({ key: t.id, name: `${t.id} ${t.label}` }));
   const typeRows = [...new Set(view.cells.map((c) => c.dimensions.queryType).filter((q): q is string => q !== undefined))].sort().map((q) => ({ key: q, name: q }));
   const minutes = Math.round(view.windowMs / 60_000);
-  return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>ragwatch weaknesses</title>
-<style>body{font:15px/1.45 system-ui,sans-serif;margin:1.5rem auto;max-width:72rem;padding:0 1rem;color:#1b1b1b}h1{font-size:1.3rem}h2{font-size:1.05rem;margin-top:1.4rem}
-.meta{color:#555;font-size:.8rem}table{border-collapse:collapse}th,td{border:1px solid #ddd;padding:.25rem .5rem;text-align:right}th[scope=row]{text-align:left;font-weight:normal}
-td.flag{outline:3px solid #b00;outline-offset:-3px;font-weight:bold}td.few{opacity:.45}td.none{color:#aaa}.n{color:#555;font-size:.75rem}.ax{fill:#777;font-size:10px}ol.flags li{margin:.2rem 0}</style></head>
-<body><h1>ragwatch: where the service fails</h1>
+  return renderPage({
+    title: 'weaknesses',
+    path: '/weaknesses',
+    style: 'td.flag{outline:3px solid #b00;outline-offset:-3px;font-weight:bold}td.few{opacity:.45}td.none{color:#aaa}.n{color:#555;font-size:.75rem}.ax{fill:#777;font-size:10px}ol.flags li{margin:.2rem 0}',
+    body: `<h1>Where the service fails</h1>
 <p class="meta">Scored answers of the last ${minutes} min. A cell is <b>flagged</b> (outlined) when its 95 % interval lies below the rest of the traffic (one-sided Welch test, Benjamini–Hochberg, at least ${view.minCount} answers). Colour: red below the metric's threshold, green above; faded: fewer than ${view.minCount} answers; hover a cell for its interval. ${view.topics.length === 0 ? 'Topics appear once weakness.warmupQueries questions were seen. ' : ''}Offline: <code>ragwatch weaknesses</code>.</p>
 <h2>Flagged cells, worst first</h2>${flaggedHtml}
 ${picker}${hm && hj ? heatMap(hm, hj, view, names) + boxPlots(hm, hj, view, names) : ''}
 ${marginalTable('By question topic', 'topic', topicRows, view.cells, view)}
-${marginalTable('By question type', 'queryType', typeRows, view.cells, view)}
-</body></html>`;
+${marginalTable('By question type', 'queryType', typeRows, view.cells, view)}`,
+  });
 }

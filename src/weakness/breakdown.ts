@@ -38,7 +38,8 @@ export interface BreakdownOptions {
   fdr?: number;
 }
 
-interface Moments {
+/** Weighted moments of one cell (or of all the answers). */
+export interface Moments {
   w: number;
   w2: number;
   sum: number;
@@ -46,7 +47,11 @@ interface Moments {
   n: number;
 }
 
-const add = (m: Moments, weight: number, value: number) => {
+/** An empty {@link Moments}. */
+export const emptyMoments = (): Moments => ({ w: 0, w2: 0, sum: 0, sumSq: 0, n: 0 });
+
+/** Adds one weighted value. */
+export const add = (m: Moments, weight: number, value: number) => {
   m.w += weight;
   m.w2 += weight * weight;
   m.sum += weight * value;
@@ -82,7 +87,7 @@ export function breakdown<T extends Omit<Observation, 'value'>>(observations: re
 export function breakdown<T extends Omit<Observation, 'value'>>(observations: readonly T[], by: readonly string[], options: BreakdownOptions = {}, valueOf: (o: T) => number | undefined = (o) => (o as unknown as Observation).value): Cell[] {
   const minCount = options.minCount ?? 20;
   const fdr = options.fdr ?? 0.05;
-  const total: Moments = { w: 0, w2: 0, sum: 0, sumSq: 0, n: 0 };
+  const total = emptyMoments();
   const groups = new Map<string, { dims: Record<string, string>; m: Moments }>();
   for (const o of observations) {
     const value = valueOf(o);
@@ -90,10 +95,20 @@ export function breakdown<T extends Omit<Observation, 'value'>>(observations: re
     add(total, o.weight, value);
     const key = by.length === 1 ? o.dims[by[0]!]! : by.map((d) => o.dims[d]).join('\u0000');
     let g = groups.get(key);
-    if (!g) groups.set(key, (g = { dims: Object.fromEntries(by.map((d) => [d, o.dims[d]!])), m: { w: 0, w2: 0, sum: 0, sumSq: 0, n: 0 } }));
+    if (!g) groups.set(key, (g = { dims: Object.fromEntries(by.map((d) => [d, o.dims[d]!])), m: emptyMoments() }));
     add(g.m, o.weight, value);
   }
-  const cells = [...groups.values()].map(({ dims, m }) => {
+  return cellsOf(groups.values(), total, minCount, fdr);
+}
+
+
+/**
+ * The cells from their moments and the moments of every answer they partition: intervals, the Welch
+ * test against the rest, Benjamini–Hochberg, the flags; flagged first, then by mean. Shared by
+ * {@link breakdown} and the live map's columns.
+ */
+export function cellsOf(groups: Iterable<{ dims: Record<string, string>; m: Moments }>, total: Moments, minCount: number, fdr: number): Cell[] {
+  const cells = [...groups].map(({ dims, m }) => {
     const c = stats(m);
     const rest = minus(total, m);
     const r = rest.n > 0 ? stats(rest) : undefined;

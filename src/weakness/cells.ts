@@ -5,7 +5,7 @@
  * type; each cell with its interval and flag ({@link breakdown}), the flagged ones with their worst answers.
  * @module
  */
-import { breakdown, type Cell } from './breakdown.ts';
+import type { Cell } from './breakdown.ts';
 
 /** One scored answer with the dimensions it falls in. */
 export interface ScoredAnswer {
@@ -37,42 +37,6 @@ export interface WeaknessCellsOptions {
 
 /** The marginal dimensions, in report order. */
 export const MARGINAL_DIMENSIONS = ['topic', 'queryType', 'route', 'model', 'release'] as const;
-
-/** Every cell of `answers`, grouped per metric and judge (sorted by metric; flagged cells first within each breakdown). */
-export function weaknessCells(answers: readonly ScoredAnswer[], options: WeaknessCellsOptions = {}): MetricCell[] {
-  // Answers grouped by metric and judge by reference: a live window holds tens of thousands.
-  const groups = new Map<string, { metric: string; judge: string; answers: ScoredAnswer[] }>();
-  for (const a of answers) {
-    for (const metric in a.scores) {
-      if (a.scores[metric] === undefined) continue;
-      const key = `${metric}\u0000${a.judge}`;
-      let g = groups.get(key);
-      if (!g) groups.set(key, (g = { metric, judge: a.judge, answers: [] }));
-      g.answers.push(a);
-    }
-  }
-  const bivariate = new Set(options.bivariateMetrics ?? []);
-  const cells: MetricCell[] = [];
-  const opts = { ...(options.minCount ? { minCount: options.minCount } : {}), ...(options.fdr ? { fdr: options.fdr } : {}) };
-  for (const g of [...groups.values()].sort((a, b) => a.metric.localeCompare(b.metric) || a.judge.localeCompare(b.judge))) {
-    const valueOf = (a: ScoredAnswer) => a.scores[g.metric];
-    const dims: string[][] = [...MARGINAL_DIMENSIONS.map((d) => [d]), ...(bivariate.has(g.metric) ? [['topic', 'queryType']] : [])];
-    for (const by of dims) {
-      for (const c of breakdown(g.answers, by, opts, valueOf)) {
-        const cell: MetricCell = { metric: g.metric, judge: g.judge, ...c };
-        if (c.flagged) {
-          cell.worst = g.answers
-            .filter((a) => by.every((d) => a.dims[d] === c.dimensions[d]))
-            .sort((a, b) => valueOf(a)! - valueOf(b)!)
-            .slice(0, 3)
-            .map((a) => a.tripletId);
-        }
-        cells.push(cell);
-      }
-    }
-  }
-  return cells;
-}
 
 /** The flagged cell of `metric` (and `judge`, when given) with the lowest mean; bivariate cells win ties of meaning by being more specific. */
 export function worstFlagged(cells: readonly MetricCell[], metric: string, judge?: string): MetricCell | undefined {

@@ -7,7 +7,8 @@
  * @module
  */
 import { Counter, Gauge, type Registry } from 'prom-client';
-import { weaknessCells, worstFlagged, type MetricCell, type ScoredAnswer } from './cells.ts';
+import { worstFlagged, type MetricCell, type ScoredAnswer } from './cells.ts';
+import { AnswerColumns } from './columns.ts';
 
 /** Options of {@link LiveWeaknessMap}. */
 export interface LiveWeaknessMapOptions {
@@ -24,24 +25,19 @@ export interface LiveWeaknessMapOptions {
   now?: () => number;
 }
 
-/** A kept answer. */
-interface Kept extends ScoredAnswer {
-  atMs: number;
-}
-
 const DIMENSION_LABEL: Readonly<Record<string, string>> = { topic: 'topic', queryType: 'query_type', route: 'route', model: 'model', release: 'release' };
 
 export class LiveWeaknessMap {
   readonly #o: LiveWeaknessMapOptions;
   readonly #now: () => number;
-  readonly #ring: Kept[] = [];
-  #next = 0;
+  readonly #ring: AnswerColumns;
   readonly #evicted: Counter;
   #cells: { atMs: number; cells: MetricCell[] } | undefined;
 
   constructor(options: LiveWeaknessMapOptions) {
     this.#o = options;
     this.#now = options.now ?? Date.now;
+    this.#ring = new AnswerColumns(options.maxAnswers);
     const registers = [options.registry];
     const cells = () => this.cells();
     const { windowMs } = options;
@@ -98,19 +94,14 @@ export class LiveWeaknessMap {
 
   /** Adds a scored answer. Never throws; O(1). */
   add(answer: ScoredAnswer): void {
-    const kept: Kept = { ...answer, atMs: this.#now() };
-    if (this.#ring.length < this.#o.maxAnswers) this.#ring.push(kept);
-    else {
-      if (this.#now() - this.#ring[this.#next]!.atMs < this.#o.windowMs) this.#evicted.inc();
-      this.#ring[this.#next] = kept;
-      this.#next = (this.#next + 1) % this.#ring.length;
-    }
+    const now = this.#now();
+    const replaced = this.#ring.add(answer, now);
+    if (replaced !== undefined && now - replaced < this.#o.windowMs) this.#evicted.inc();
   }
 
-  /** The answers of the window. */
+  /** The answers of the window, as objects (pages and diagnoses; the cells never build them). */
   answers(): ScoredAnswer[] {
-    const from = this.#now() - this.#o.windowMs;
-    return this.#ring.filter((a) => a.atMs >= from);
+    return this.#ring.answers(this.#now() - this.#o.windowMs);
   }
 
   /** The cells over the window (cached for `cacheMs`). */
@@ -118,7 +109,7 @@ export class LiveWeaknessMap {
     const now = this.#now();
     // One scrape reads the cells four times; a busy scorer adds answers between them.
     if (this.#cells && now - this.#cells.atMs < (this.#o.cacheMs ?? 5_000)) return this.#cells.cells;
-    const cells = weaknessCells(this.answers(), { bivariateMetrics: this.#o.bivariateMetrics, minCount: this.#o.minCount, fdr: this.#o.fdr });
+    const cells = this.#ring.cells(now - this.#o.windowMs, { bivariateMetrics: this.#o.bivariateMetrics, minCount: this.#o.minCount, fdr: this.#o.fdr });
     this.#cells = { atMs: now, cells };
     return cells;
   }

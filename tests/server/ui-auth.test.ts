@@ -43,7 +43,8 @@ describe('UI authentication', () => {
 
   it('with a token: 401 with a reason and WWW-Authenticate without it or with a wrong one; 200 with it', async () => {
     const a = app({ host: '0.0.0.0', apiToken: TOKEN });
-    for (const path of ['/api/examples', '/api/status', '/examples']) {
+    // Every page (the front door and the probes page too) and every API that shows users' content.
+    for (const path of ['/api/examples', '/api/status', '/examples', '/', '/probes', '/api/probes', '/weaknesses', '/exams', '/api/exams', '/calibration', '/api/calibration']) {
       const res = await get(a, path);
       expect(res.status, path).toBe(401);
       expect(res.headers.get('www-authenticate')).toBe('Bearer realm="ragwatch"');
@@ -74,7 +75,7 @@ describe('UI authentication', () => {
     expect((await get(a, '/api/examples', { cookie: 'ragwatch_session=forged' })).status).toBe(401);
     // An open redirect is refused: next must be a path on this server.
     const evil = await post(`token=${TOKEN}&next=${encodeURIComponent('//evil.example/x')}`);
-    expect(evil.headers.get('location')).toBe('/examples');
+    expect(evil.headers.get('location')).toBe('/');
     // A sign-in body over 4 KiB is not read.
     expect((await post(`token=${'x'.repeat(5000)}`)).status).toBe(413);
   });
