@@ -79,6 +79,11 @@ export class TraceAssembler {
     return this.#groups.has(this.#keyOf(traceId));
   }
 
+  /** Spans and log records waiting in groups (not counting the recent-trace context, which is shed first). */
+  get bufferedItems(): number {
+    return this.#bufferedItems;
+  }
+
   /** Requests (groups of traces) currently buffered. */
   get size(): number {
     return this.#groups.size;

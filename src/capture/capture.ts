@@ -47,6 +47,7 @@ export class Capture {
   /** Route label of the latency histograms: `capture.routes` when given, else the first 20 routes seen. */
   readonly #routes: LabelBound;
   #timer: NodeJS.Timeout | undefined;
+  readonly #maxBufferedSpans: number | undefined;
   /**
    * Generations seen and triplets captured since the last publish, by convention. Assembly is
    * synchronous, so counting per sweep instead of per triplet changes nothing a scrape can see.
@@ -56,6 +57,7 @@ export class Capture {
 
   constructor(options: CaptureOptions) {
     const c = options.config;
+    this.#maxBufferedSpans = c.maxBufferedSpans;
     this.#instruments = options.instruments;
     this.#onTriplet = options.onTriplet;
     this.#routes = new LabelBound(20, c.routes);
@@ -82,6 +84,12 @@ export class Capture {
     this.#timer = setInterval(() => this.#assembleWith(() => this.#assembler.sweep()), interval);
     this.#timer.unref();
     this.#instruments.queueCapacity.set({ stage: 'capture_traces' }, c.maxTraces);
+  }
+
+  /** Share of `capture.maxBufferedSpans` held by traces waiting for assembly (0 when unbounded). */
+  get fullness(): number {
+    const max = this.#maxBufferedSpans;
+    return max ? this.#assembler.bufferedItems / max : 0;
   }
 
   /** Buffers spans for assembly. Never throws. */

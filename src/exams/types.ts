@@ -4,6 +4,7 @@
  * @module
  */
 import { z } from 'zod';
+import { displayName } from '../config/display-name.ts';
 
 /** Option letters: four options per question. */
 export const LETTERS = ['A', 'B', 'C', 'D'] as const;
@@ -35,7 +36,7 @@ export type ExamItem = z.infer<typeof examItemSchema>;
 export const examSchema = z
   .object({
     /** Exam name (a Prometheus label value). */
-    exam: z.string().regex(/^[a-z][a-z0-9_]{0,62}$/, 'lower-case letters, digits and _, starting with a letter'),
+    exam: displayName,
     /** Bumped by every change (generation, refinement, a person's edit): answers are kept per version. */
     version: z.number().int().positive().default(1),
     generated: z.object({ at: z.string(), model: z.string().optional(), documents: z.number().int().nonnegative().optional() }).partial().optional(),

@@ -5,9 +5,9 @@
  * @module
  */
 import { z } from 'zod';
+import { displayName } from '../config/display-name.ts';
 
-/** A Prometheus-label-safe name (suite and template names become label values). */
-const labelName = z.string().regex(/^[a-z][a-z0-9_]{0,62}$/, 'lower-case letters, digits and _, starting with a letter (a Prometheus label value)');
+const labelName = displayName;
 
 /** How an answer is compared with the ground truth. */
 export const MATCH_KINDS = ['exact', 'contains', 'number', 'set', 'judge'] as const;

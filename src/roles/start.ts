@@ -20,6 +20,9 @@ import { recordIngestOutcome } from '../server/ingest-metrics.ts';
 import { listen, type RunningServer } from './serve.ts';
 import { SamplingTopics, sharedSamplingTopics } from '../weakness/sampling-topics.ts';
 
+/** Share of `capture.maxBufferedSpans` above which new OTLP requests are refused whole (503). */
+const CAPTURE_FULL = 0.9;
+
 /** A running `ragwatch start`. */
 export interface RunningApp {
   pipeline: Pipeline;
@@ -64,6 +67,9 @@ export async function startApp(config: RagwatchConfig, logger: Logger = silentLo
     requestTimeoutMs: server.requestTimeoutMs,
     maxConcurrentRequests: server.maxConcurrentRequests,
     maxInflightBytes: server.maxInflightBytes,
+    maxEventLoopDelayMs: server.maxEventLoopDelayMs,
+    // Whole requests are refused before the capture buffer drops spans one by one (which would cut traces).
+    saturation: () => (pipeline.capture.fullness >= CAPTURE_FULL ? `capture buffer ${Math.round(pipeline.capture.fullness * 100)} % of capture.maxBufferedSpans` : undefined),
     rateLimitRequestsPerSecond: server.rateLimitRequestsPerSecond,
     rateLimitItemsPerSecond: server.rateLimitItemsPerSecond,
     rateLimitBurstSeconds: server.rateLimitBurstSeconds,

@@ -7,6 +7,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { serverSection } from '../config/sections/server.ts';
 import { TokenBucket } from './token-bucket.ts';
+import { eventLoopDelayMs } from './event-loop-delay.ts';
 
 /** Ingest defaults, taken from the config schema so they are defined once. */
 export const INGEST_DEFAULTS = serverSection.parse({});
@@ -28,6 +29,12 @@ export interface IngestGuardOptions {
    * 503. Default {@link DEFAULT_MAX_INFLIGHT_BYTES}.
    */
   maxInflightBytes?: number;
+  /** Refuse new requests (503) while the event loop is later than this, milliseconds; 0 = never. Default 40. */
+  maxEventLoopDelayMs?: number;
+  /** Why the pipeline cannot take more now (e.g. the capture buffer is nearly full), or undefined. Refused whole with 503, so traces are not cut. */
+  saturation?: () => string | undefined;
+  /** The event loop's recent delay, milliseconds (default: this process's, {@link eventLoopDelayMs}). */
+  loopDelayMs?: () => number;
 }
 
 /**
@@ -61,6 +68,9 @@ export class IngestGuard {
   readonly #requests: TokenBucket | undefined;
   readonly #items: TokenBucket | undefined;
   readonly #maxBytes: number;
+  readonly #maxDelayMs: number;
+  readonly #delayMs: () => number;
+  readonly #saturation: () => string | undefined;
   #active = 0;
   #bytes = 0;
 
@@ -71,6 +81,9 @@ export class IngestGuard {
     this.#requests = options.rateLimitRequestsPerSecond ? new TokenBucket({ ratePerSecond: options.rateLimitRequestsPerSecond, burstSeconds }) : undefined;
     this.#items = options.rateLimitItemsPerSecond ? new TokenBucket({ ratePerSecond: options.rateLimitItemsPerSecond, burstSeconds }) : undefined;
     this.#maxBytes = options.maxInflightBytes ?? DEFAULT_MAX_INFLIGHT_BYTES;
+    this.#maxDelayMs = options.maxEventLoopDelayMs ?? INGEST_DEFAULTS.maxEventLoopDelayMs;
+    this.#saturation = options.saturation ?? (() => undefined);
+    this.#delayMs = options.loopDelayMs ?? (this.#maxDelayMs > 0 ? eventLoopDelayMs : () => 0);
   }
 
   /** Largest number of body bytes held at once. */
@@ -109,6 +122,12 @@ export class IngestGuard {
     if (this.#expected && !timingSafeEqual(digest(authorization ?? ''), this.#expected)) {
       return { status: 401, reason: 'unauthorized', message: 'missing or invalid bearer token' };
     }
+    const delay = this.#maxDelayMs > 0 ? this.#delayMs() : 0;
+    if (delay > this.#maxDelayMs) {
+      return { status: 503, reason: 'saturated', message: `ragwatch is busy (its event loop ran ${Math.round(delay)} ms late, server.maxEventLoopDelayMs ${this.#maxDelayMs}); retry later`, retryAfterSeconds: 1 };
+    }
+    const full = this.#saturation();
+    if (full !== undefined) return { status: 503, reason: 'saturated', message: `ragwatch is saturated (${full}); retry later`, retryAfterSeconds: 1 };
     if (this.#active >= this.#maxActive) {
       return { status: 503, reason: 'saturated', message: `ragwatch is saturated (${this.#maxActive} requests in progress); retry later`, retryAfterSeconds: 1 };
     }

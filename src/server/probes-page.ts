@@ -5,6 +5,7 @@
  * audit and the demographic section. Every text is the service's or the suite's: escaped.
  * @module
  */
+import { promqlString } from '../config/display-name.ts';
 import type { ProbeMiss, ProbeRun, SuiteRuns } from '../probes/run-view.ts';
 import { escapeHtml as h, renderPage, suiteAnchor as anchor } from './layout.ts';
 
@@ -56,7 +57,7 @@ function demographic(run: ProbeRun): string {
 /** The whole page. */
 export function renderProbesPage(suites: readonly SuiteRuns[]): string {
   const sections = suites.map((s) => {
-    const head = `<h2 id="${h(anchor(s.suite))}">Suite ${h(s.suite)} <span class="meta">every ${h(s.every)}</span></h2>`;
+    const head = `<h2 id="${h(anchor(s.suite))}">Suite ${h(s.suite)} <span class="meta">every ${h(s.every)}</span></h2><p class="meta">Over time: <code>ragwatch_probe_accuracy_ratio{suite=${h(promqlString(s.suite))}}</code></p>`;
     if (!s.last) return `<section>${head}<p>Not run yet: the first run starts probes.firstRunDelayMs after start, then every ${h(s.every)}.</p></section>`;
     return `<section>${head}${compare(s.last, s.previous)}${templates(s.last)}${audit(s.last)}${demographic(s.last)}</section>`;
   });

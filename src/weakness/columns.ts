@@ -26,7 +26,9 @@ class Dictionary {
     if (known !== undefined) return known;
     if (this.values.length > MAX_VALUES) {
       this.overflowed++;
-      return this.code(OVERFLOW);
+      value = OVERFLOW;
+      const overflow = this.#codes.get(value);
+      if (overflow !== undefined) return overflow;
     }
     this.values.push(value);
     this.#codes.set(value, this.values.length - 1);

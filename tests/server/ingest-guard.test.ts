@@ -142,3 +142,32 @@ describe('over a real socket', () => {
     expect((await post(`${url}/v1/traces`, { 'content-type': 'application/json' }, traceBody(1))).status).toBe(200);
   });
 });
+
+describe('load shedding before the body is read', () => {
+  it('refuses new requests with 503 + Retry-After while the event loop runs later than server.maxEventLoopDelayMs, and admits them again when it catches up', async () => {
+    let delayMs = 80;
+    const { send, spans, outcomes } = build({ maxEventLoopDelayMs: 40, loopDelayMs: () => delayMs });
+    const busy = await send(traceBody(3));
+    expect(busy.status).toBe(503);
+    expect(busy.headers.get('retry-after')).toBe('1');
+    expect(((await busy.json()) as { message: string }).message).toMatch(/event loop ran 80 ms late, server.maxEventLoopDelayMs 40/);
+    expect(spans).toHaveLength(0);
+    delayMs = 5;
+    expect((await send(traceBody(3))).status).toBe(200);
+    expect(spans).toHaveLength(3);
+    expect(outcomes.map((o) => [o.status, o.reason])).toEqual([[503, 'saturated'], [200, 'ok']]);
+  });
+
+  it('maxEventLoopDelayMs 0 never sheds; a saturated pipeline (capture buffer nearly full) refuses whole requests', async () => {
+    expect((await build({ maxEventLoopDelayMs: 0, loopDelayMs: () => 10_000 }).send(traceBody(1))).status).toBe(200);
+    let full: string | undefined = 'capture buffer 93 % of capture.maxBufferedSpans';
+    const { send, spans } = build({ saturation: () => full });
+    const refused = await send(traceBody(4));
+    expect(refused.status).toBe(503);
+    expect(((await refused.json()) as { message: string }).message).toContain('capture buffer 93 %');
+    expect(spans).toHaveLength(0);
+    full = undefined;
+    expect((await send(traceBody(4))).status).toBe(200);
+    expect(spans).toHaveLength(4);
+  });
+});

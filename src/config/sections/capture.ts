@@ -45,9 +45,11 @@ export const captureSection = z
     /**
      * Spans and log records buffered across all traces (waiting for assembly, plus recently
      * assembled traces kept as context for late spans); new ones beyond it are dropped (counted as
-     * `max_buffered_spans`). Bounds capture memory: about 1–3 KB per span. Default 20000.
+     * `max_buffered_spans`). Bounds capture memory: about 1–3 KB per span. At 90 % of it `ragwatch
+     * start` refuses new OTLP requests whole (503, Retry-After) so traces are not cut. 10000 holds
+     * 1.5 s of ~6,600 spans/s, more than one process judges. Default 10000.
      */
-    maxBufferedSpans: z.number().int().positive().default(20_000),
+    maxBufferedSpans: z.number().int().positive().default(10_000),
     /** A trace is assembled this long after its last span arrived, milliseconds. */
     traceIdleMs: z.number().int().positive().default(1_500),
     /** Hard cap on how long a trace may stay buffered, milliseconds. */

@@ -36,6 +36,13 @@ export const serverSection = z
      * Default 64 MiB.
      */
     maxInflightBytes: z.number().int().positive().default(64 * 1024 * 1024),
+    /**
+     * Shed load when the event loop is late: while the process's event loop has been delayed more than
+     * this in the last ~200 ms (judging, parsing), new OTLP requests get 503 with Retry-After before their
+     * body is read, so /healthz, /metrics and the work already admitted stay responsive at any overload.
+     * 0 turns it off. Milliseconds. Default 40.
+     */
+    maxEventLoopDelayMs: z.number().int().min(0).default(40),
     /** Optional limit on OTLP requests per second (all clients together); over it → 429 with Retry-After. Default: none. */
     rateLimitRequestsPerSecond: z.number().positive().optional(),
     /** Optional limit on spans + log records per second; a batch over it → 429 with Retry-After. Default: none. */
