@@ -121,7 +121,7 @@ export class QualityMonitor implements RecordSink {
     if (calibration) this.#sinks.add({ onRecord: (record) => calibration.observe(record, this.scores.serviceOf(record)) });
     if (review) {
       const undecided = (metric: string, judge: string, score: number) => calibration?.setOf(metric, judge, score) === 'both';
-      this.#sinks.add(new ReviewSink({ store: review, labelMetrics: cal.labelMetrics, maxTextChars: config.store.maxTextChars, undecided, ...now }));
+      this.#sinks.add(new ReviewSink({ store: review, labelMetrics: cal.labelMetrics, maxTextChars: config.store.maxTextChars, maxItemsPerSecond: config.store.maxReviewItemsPerSecond, undecided, ...now }));
     }
   }
 

@@ -17,6 +17,8 @@ export interface ReviewSinkOptions {
   maxTextChars?: number;
   /** Whether the calibration cannot decide a score (prediction set {good, bad}). Default: never. */
   undecided?: (metric: string, judge: string, score: number) => boolean;
+  /** Answers offered per second at most (`store.maxReviewItemsPerSecond`); the rest are counted and skipped. Default 10. */
+  maxItemsPerSecond?: number;
   /** Clock, milliseconds since the epoch. Default `Date.now`. */
   now?: () => number;
 }
@@ -24,17 +26,29 @@ export interface ReviewSinkOptions {
 /** Adds each record with its triplet to the review store. */
 export class ReviewSink implements RecordSink {
   readonly #o: Required<ReviewSinkOptions>;
+  #secondMs = 0;
+  #inSecond = 0;
 
   constructor(options: ReviewSinkOptions) {
-    this.#o = { labelMetrics: {}, maxTextChars: 4000, undecided: () => false, now: Date.now, ...options };
+    this.#o = { labelMetrics: {}, maxTextChars: 4000, undecided: () => false, maxItemsPerSecond: 10, now: Date.now, ...options };
   }
 
   /** Never throws: a full disk must not stop scoring (the answer is just not offered for review, counted). */
   onRecord(record: ScoreRecord, triplet?: SampledTriplet): void {
     if (!triplet) return;
     const o = this.#o;
+    const now = o.now();
+    if (now - this.#secondMs >= 1000) {
+      this.#secondMs = now;
+      this.#inSecond = 0;
+    }
+    if (this.#inSecond >= o.maxItemsPerSecond) {
+      o.store.countSkipped();
+      return;
+    }
+    this.#inSecond++;
     try {
-      o.store.addItem(reviewItemOf(record, triplet, { labelMetrics: o.labelMetrics, maxTextChars: o.maxTextChars, undecided: o.undecided, now: o.now() }));
+      o.store.addItem(reviewItemOf(record, triplet, { labelMetrics: o.labelMetrics, maxTextChars: o.maxTextChars, undecided: o.undecided, now }));
     } catch {
       o.store.countError('add_item');
     }

@@ -65,6 +65,7 @@ export class ReviewStore {
   readonly #now: () => number;
   readonly #evictions: Counter<'table'> | undefined;
   readonly #errors: Counter<'op'> | undefined;
+  readonly #skipped: Counter | undefined;
   readonly #st: Record<'insertItem' | 'countItems' | 'evictItems' | 'upsertLabel' | 'countLabels' | 'evictLabels' | 'queue' | 'item' | 'labels' | 'labelsOf' | 'labelled' | 'saveCalibration' | 'calibrations', StatementSync>;
   #closed = false;
   /** Rows of review_items, kept here: `addItem` runs for every scored answer and must not count the table each time. */
@@ -108,6 +109,7 @@ export class ReviewStore {
       this.#evictions = new Counter({ name: 'ragwatch_store_evictions_total', help: 'Rows evicted from the embedded store at its limits (store.maxReviewItems, store.maxLabels), by table.', labelNames: ['table'], registers });
       this.#evictions.inc({ table: 'review_items' }, 0);
       this.#evictions.inc({ table: 'labels' }, 0);
+      this.#skipped = new Counter({ name: 'ragwatch_store_review_skipped_total', help: 'Scored answers not offered for review because store.maxReviewItemsPerSecond were offered that second.', registers });
       this.#errors = new Counter({ name: 'ragwatch_store_errors_total', help: 'Embedded-store writes that failed (disk full, I/O error), by operation; the answer is then not offered for review.', labelNames: ['op'], registers });
       const count = (st: StatementSync) => Number((st.get() as { n: number }).n);
       const st = this.#st;
@@ -239,6 +241,11 @@ export class ReviewStore {
   /** Labels stored so far (a refit compares it with its last count). */
   labelCount(): number {
     return Number((this.#st.countLabels.get() as { n: number }).n);
+  }
+
+  /** Counts an answer not offered for review (over store.maxReviewItemsPerSecond). */
+  countSkipped(): void {
+    this.#skipped?.inc();
   }
 
   /** Counts a failed write (the caller caught it). */

@@ -22,7 +22,7 @@ const dir = mkdtempSync(join(tmpdir(), 'ragwatch-refit-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 async function start() {
-  const config = loadConfig({ env: {}, overrides: { metrics: { processMetrics: false }, store: { dataDir: dir }, calibration: { refitIntervalMs: 3_600_000, refitMinNewLabels: 50 } } });
+  const config = loadConfig({ env: {}, overrides: { metrics: { processMetrics: false }, store: { dataDir: dir, maxReviewItemsPerSecond: 1e9 }, calibration: { refitIntervalMs: 3_600_000, refitMinNewLabels: 50 } } });
   const instruments = createInstruments(instrumentsOptionsFromConfig(config));
   const review = (await openReviewStore(config, instruments.registry, silentLogger))!;
   const quality = new QualityMonitor({ config, instruments, review });

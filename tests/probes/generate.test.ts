@@ -98,7 +98,8 @@ describe('probe generation', () => {
     ['failing SQL', { templates: [{ ...DEPARTMENT, sql: "SELECT departmnt FROM employees WHERE name = '[employees.name]'" }] }, /key "sql" fails: no such column: departmnt/, 'templates.employee_department.sql'],
     ['empty result', { templates: [{ ...DEPARTMENT, sql: "SELECT department FROM employees WHERE name = '[employees.name]' AND hired > 3000" }] }, /returned no row for \{"employees.name":/, 'templates.employee_department.sql'],
     ['bad answerPath', { target: { ...TARGET, answerPath: '' } }, /key "target.answerPath"/, 'target.answerPath'],
-    ['bad template name', { templates: [{ ...DEPARTMENT, name: 'Employee Department' }] }, /key "templates.0.name": lower-case letters/, 'templates.0.name'],
+    ['template name with a newline', { templates: [{ ...DEPARTMENT, name: 'employee\ndepartment' }] }, /key "templates.0.name": no control characters/, 'templates.0.name'],
+    ['template name over 100 characters', { templates: [{ ...DEPARTMENT, name: 'x'.repeat(101) }] }, /key "templates.0.name": at most 100 characters/, 'templates.0.name'],
   ];
   for (const [name, suite, message, key] of BAD) {
     it(`bad suite: ${name} stops with an error naming the template and the key`, async () => {

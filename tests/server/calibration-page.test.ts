@@ -37,7 +37,7 @@ describe('/calibration', () => {
   let server: RunningServer;
   let quality: QualityMonitor;
   beforeAll(async () => {
-    const config = loadConfig({ env: {}, overrides: { metrics: { processMetrics: false }, store: { dataDir: dir } } });
+    const config = loadConfig({ env: {}, overrides: { metrics: { processMetrics: false }, store: { dataDir: dir, maxReviewItemsPerSecond: 1e9 } } });
     const instruments = createInstruments(instrumentsOptionsFromConfig(config));
     const review = (await openReviewStore(config, instruments.registry, silentLogger))!;
     quality = new QualityMonitor({ config, instruments, review });

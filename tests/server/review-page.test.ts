@@ -18,6 +18,7 @@ import { createApiApp } from '../../src/server/api-app.ts';
 import { listen, type RunningServer } from '../../src/roles/serve.ts';
 import { openReviewStore } from '../../src/store/create.ts';
 import { ReviewStore, type ReviewItem } from '../../src/store/review-store.ts';
+import { ReviewSink } from '../../src/store/review-sink.ts';
 import { openDatabase } from '../../src/store/sqlite.ts';
 import type { SampledTriplet, ScoreRecord } from '../../src/triplet.ts';
 import { silentLogger } from '../../src/log.ts';
@@ -153,5 +154,24 @@ describe('review page and labels API', () => {
       ]);
       await again.shutdown();
     }, 60_000);
+  });
+});
+
+describe('review sink rate', () => {
+  it('offers at most store.maxReviewItemsPerSecond answers a second; the rest are counted, not kept', async () => {
+    const registry = new Registry();
+    const store = new ReviewStore({ db: await openDatabase(':memory:'), maxItems: 1000, maxLabels: 10, registry });
+    let now = 1_000_000;
+    const sink = new ReviewSink({ store, maxItemsPerSecond: 5, now: () => now });
+    const offer = (i: number) => {
+      const triplet: SampledTriplet = { id: `r${i}`, traceId: 'a'.repeat(32), spanId: '0'.repeat(16), service: 'rag', timestamp: new Date(now).toISOString(), query: 'q', sources: [], response: 'a', latency: { durationMs: 1 }, convention: 'custom', sampling: { weight: 1, stratum: 's', rule: 'r' } };
+      const record: ScoreRecord = { tripletId: triplet.id, traceId: triplet.traceId, service: 'rag', stratum: 's', weight: 1, timestamp: triplet.timestamp, judge: { kind: 'embedded' }, scores: { grounding_lexical: 0.5 }, skipped: {}, details: { claims: [], subQuestions: [], sources: [], redundantSentences: [], unsupportedTokens: [] }, diagnosis: [], usage: { calls: 0, inputTokens: 0, outputTokens: 0, durationMs: 0 } };
+      sink.onRecord(record, triplet);
+    };
+    for (let i = 0; i < 12; i++) offer(i);
+    now += 1000;
+    for (let i = 12; i < 15; i++) offer(i);
+    expect(store.queue(100).map((x) => x.tripletId).sort()).toEqual(['r0', 'r1', 'r12', 'r13', 'r14', 'r2', 'r3', 'r4']);
+    expect(metricValue(await registry.metrics(), 'ragwatch_store_review_skipped_total')).toBe(7);
   });
 });

@@ -7,6 +7,12 @@ export const storeSection = z
     dataDir: z.string().min(1).default('data'),
     /** Answers kept for review at most; the oldest unlabelled are evicted (counted). Default 5000. */
     maxReviewItems: z.number().int().positive().default(5_000),
+    /**
+     * Scored answers offered for review per second at most; the rest are not kept (counted in
+     * `ragwatch_store_review_skipped_total`). 10/s refills the whole queue in ~8 minutes, while
+     * writing every answer of a busy scorer cost a quarter of its CPU. Default 10.
+     */
+    maxReviewItemsPerSecond: z.number().positive().default(10),
     /** Labels kept at most; the oldest are evicted (counted). Default 100000. */
     maxLabels: z.number().int().positive().default(100_000),
     /** Longest text kept per field of a review item, characters. Default 4000. */
