@@ -135,15 +135,15 @@ function mountProbes(app: Hono, probes: ProbeRuns, auth: UiAuthOptions | undefin
 }
 
 /** Sums a gauge's values, or undefined when it has none. */
-async function gaugeSum(registry: Registry, name: string): Promise<number | undefined> {
-  const values = (await registry.getSingleMetric(name)?.get())?.values ?? [];
+async function gaugeSum(registry: Registry, name: string, labels: Readonly<Record<string, string>> = {}): Promise<number | undefined> {
+  const values = ((await registry.getSingleMetric(name)?.get())?.values ?? []).filter((v) => Object.entries(labels).every(([k, want]) => v.labels[k] === want));
   return values.length === 0 ? undefined : values.reduce((a, v) => a + v.value, 0);
 }
 
 /** The front door's data: all of it already in memory (the registry's few counters are read by name). */
 async function frontDoorOf(quality: UiSources, options: Pick<ApiAppOptions, 'ready' | 'probes'> & { registry?: Registry | undefined }): Promise<FrontDoor> {
   const registry = options.registry;
-  const [size, capacity, lag] = registry ? await Promise.all([gaugeSum(registry, 'ragwatch_queue_size'), gaugeSum(registry, 'ragwatch_queue_capacity'), gaugeSum(registry, 'ragwatch_kafka_consumer_lag_messages')]) : [];
+  const [size, capacity, lag] = registry ? await Promise.all([gaugeSum(registry, 'ragwatch_queue_size', { stage: 'transport' }), gaugeSum(registry, 'ragwatch_queue_capacity', { stage: 'transport' }), gaugeSum(registry, 'ragwatch_kafka_consumer_lag_messages')]) : [];
   return {
     nowMs: Date.now(),
     ready: options.ready(),

@@ -28,7 +28,7 @@ export interface FrontDoor {
   calibrations: CalibrationModel[];
   exams: ExamReport[];
   accounting?: AccountingSnapshot;
-  /** Items queued between capture and the judge, and the queue's capacity. */
+  /** Sampled triplets queued for the judge (the transport queue), and its capacity. */
   queue?: { size: number; capacity: number };
   /** Kafka: messages behind the high watermark, summed over partitions. */
   lagMessages?: number;
@@ -80,7 +80,7 @@ function services(d: FrontDoor): string {
       .map((m) => {
         const below = m.mean !== null && m.threshold !== null && m.mean < m.threshold;
         const c = change.get(`${service}\u0000${m.metric}\u0000${m.judge}`);
-        const bar = m.mean === null ? '' : `<svg width="120" height="10" role="img" aria-label="mean ${f2(m.mean)}"><rect width="120" height="10" fill="#eee"/><rect width="${(120 * m.mean).toFixed(1)}" height="10" fill="${below ? '#c33' : '#3a8'}"/>${m.threshold !== null ? `<line x1="${(120 * m.threshold).toFixed(1)}" x2="${(120 * m.threshold).toFixed(1)}" y1="0" y2="10" stroke="#000" stroke-width="2"/>` : ''}</svg>`;
+        const bar = m.mean === null ? '' : `<svg width="120" height="10" role="img" aria-label="mean ${f2(m.mean)}"><rect width="120" height="10" fill="#eee"/><rect width="${(120 * m.mean).toFixed(1)}" height="10" fill="${below ? '#c33' : '#3a8'}"/>${m.threshold !== null ? `<rect x="${(120 * m.threshold - 1.5).toFixed(1)}" y="0" width="3" height="10" fill="#111"/>` : ''}</svg>`;
         const normal = !c ? '–' : c.state === 'no_baseline' ? '<span class="meta">no baseline yet</span>' : c.state === 'firing' ? '<span class="bad">dropped</span>' : `${pct(c.baseline)} flagged`;
         return `<tr><th scope="row">${h(m.metric)}</th><td>${h(m.judge)}</td><td class="${below ? 'bad' : ''}">${f2(m.mean)}</td><td>${f2(m.threshold)}</td><td>${bar}</td><td>${m.samples}</td><td>${normal}</td><td><a href="${h(examplesLink(m.metric, m.threshold ?? 1, service))}">answers</a></td></tr>`;
       })

@@ -38,9 +38,9 @@ function templates(run: ProbeRun): string {
   const table = `<table><tr><th>template</th><th>accuracy</th><th>correct / asked</th><th>robust / non-robust / gap</th></tr>${run.templates.map((t) => `<tr><th scope="row">${h(t.name)}</th><td class="${t.accuracy !== null && t.accuracy < 1 ? 'bad' : ''}">${f2(t.accuracy)}</td><td>${t.correct} / ${t.total}</td><td>${t.groups.robust} / ${t.groups.non_robust} / ${t.groups.gap}</td></tr>`).join('')}</table>`;
   const misses = run.templates
     .filter((t) => t.misses.length > 0)
-    .map((t) => `<h4>${h(t.name)}: ${t.misses.length + t.moreMisses} wrong or abstained</h4><ol class="misses">${t.misses.map(miss).join('')}</ol>${t.moreMisses > 0 ? `<p class="meta">and ${t.moreMisses} more (<code>ragwatch probe run --json</code> lists them all).</p>` : ''}`)
+    .map((t, i) => `<details class="tpl"${i === 0 ? ' open' : ''}><summary><b>${h(t.name)}</b>: ${t.misses.length + t.moreMisses} wrong or abstained</summary><ol class="misses">${t.misses.map(miss).join('')}</ol>${t.moreMisses > 0 ? `<p class="meta">and ${t.moreMisses} more (<code>ragwatch probe run --json</code> lists them all).</p>` : ''}</details>`)
     .join('');
-  return `<h3>Templates, worst first</h3>${table}${misses}`;
+  return `<h3>Templates, worst first</h3>${table}<h3>Wrong answers by template <span class="meta">(the worst one open)</span></h3>${misses}`;
 }
 
 function audit(run: ProbeRun): string {
@@ -64,7 +64,7 @@ export function renderProbesPage(suites: readonly SuiteRuns[]): string {
   return renderPage({
     title: 'probes',
     path: '/probes',
-    style: 'section{margin-bottom:2rem}h3{font-size:1rem;margin-top:1.2rem}h4{font-size:.95rem;margin:.9rem 0 .3rem}ol.misses li{margin:.4rem 0 .8rem}ol.misses p{margin:.1rem 0}blockquote{margin:.3rem 0;padding:.3rem .6rem;border-left:3px solid #ccc;background:#fafafa}',
+    style: 'section{margin-bottom:2rem}h3{font-size:1rem;margin-top:1.2rem}details.tpl{margin:.4rem 0}details.tpl>summary{cursor:pointer}ol.misses li{margin:.4rem 0 .8rem}ol.misses p{margin:.1rem 0}blockquote{margin:.3rem 0;padding:.3rem .6rem;border-left:3px solid #ccc;background:#fafafa}',
     body: `<h1>Ground-truth probes</h1><p class="meta">Questions whose answers ragwatch knows from the facts (GRAMMAR): each template asks one fact in several wordings. Groups: robust (right in every wording), non-robust (right in some), gap (never right). JSON at <code>/api/probes</code>; docs/probes.md.</p>
 ${sections.join('\n') || '<p>No probe suite configured: list one in probes.suites (docs/probes.md).</p>'}`,
   });

@@ -39,7 +39,9 @@ describe('suite and exam names', () => {
       const registry = new Registry();
       new ProbeInstruments(registry).record(report, new Map([['team.v2', { outcomes: { wrong: 1 }, failures: {} }]]), Date.now(), 10);
       return registry.metrics().then((text) => {
-        expect(metricValue(text, 'ragwatch_probe_accuracy_ratio', { suite: name })).toBe(0);
+        // (metricValue reads plain label values; the escaped form is checked on the text below.)
+        if (!name.includes('"')) expect(metricValue(text, 'ragwatch_probe_accuracy_ratio', { suite: name })).toBe(0);
+        expect(text).toContain(`ragwatch_probe_accuracy_ratio{suite="${name.replace(/"/g, '\\"')}"} 0`);
         expect(text).toContain(`suite="${name.replace(/"/g, '\\"')}"`);
         const html = renderProbesPage([{ suite: name, every: '15m', last: probeRunOf(report, outcomes, new Map(), 0, 10) }]);
         expect(html).toContain(`id="suite-${encodeURIComponent(name)}"`);
