@@ -1,0 +1,48 @@
+/**
+ * The bench check CI runs (`npm run bench -- --quick`): a gated figure (stable in quick mode) that
+ * misses its target fails the run with the figure named; an ungated one (a noisy throughput ratio)
+ * is reported only; in full mode every miss fails. Run as CI runs it, on saved figure lines.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { TARGETS } from '../../bench/targets.ts';
+import { ROOT } from '../helpers/process.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'ragwatch-bench-check-'));
+const line = (figure: string, value: number, ratio: number | null = null) => JSON.stringify({ bench: 'x', figure, value, unit: 'u', baseline: null, ratio });
+const GOOD = [line('rss_growth_mb_overload', 34), line('overload_healthz_failures', 0), line('judge_calls_per_triplet_cold', 3), line('judge_calls_per_triplet_warm', 3), line('judge_tokens_per_triplet', 3235), line('processor_onend_p99_us', 0.3)];
+
+function check(lines: string[], ...args: string[]) {
+  const file = join(dir, `${Math.random().toString(36).slice(2)}.jsonl`);
+  writeFileSync(file, `${lines.join('\n')}\nnot a figure line\n`);
+  return spawnSync(process.execPath, ['bench/run.ts', ...args, '--figures', file], { cwd: ROOT, encoding: 'utf8' });
+}
+
+describe('bench check', () => {
+  it('gates exactly the figures stable in quick mode', () => {
+    expect(Object.entries(TARGETS).filter(([, t]) => t.gate).map(([f]) => f).sort()).toEqual(['judge_calls_per_triplet_cold', 'judge_calls_per_triplet_warm', 'judge_tokens_per_triplet', 'overload_healthz_failures', 'processor_onend_p99_us', 'rss_growth_mb_overload']);
+  });
+
+  it('quick mode passes when the gated figures meet their targets, even with a noisy ratio missing', () => {
+    const run = check([...GOOD, line('scorer_throughput_ratio_vs_limit', 1, 0.5)], '--quick');
+    expect(run.status, run.stderr).toBe(0);
+    expect(run.stderr).toMatch(/- report scorer_throughput_ratio_vs_limit: .* misses target ratio >= 0\.9/);
+  });
+
+  for (const [figure, bad] of [['rss_growth_mb_overload', 75.5], ['overload_healthz_failures', 2], ['judge_calls_per_triplet_warm', 4], ['judge_tokens_per_triplet', 4100], ['processor_onend_p99_us', 35]] as const) {
+    it(`quick mode fails when ${figure} misses (${bad})`, () => {
+      const run = check([...GOOD.filter((l) => !l.includes(`"${figure}"`)), line(figure, bad)], '--quick');
+      expect(run.status).toBe(1);
+      expect(run.stderr).toContain(`- FAIL ${figure}: {"value":${bad}`);
+    });
+  }
+
+  it('full mode fails on any miss, the noisy ratios too', () => {
+    const run = check([...GOOD, line('scorer_throughput_ratio_vs_limit', 1, 0.5)]);
+    expect(run.status).toBe(1);
+    expect(run.stderr).toMatch(/- FAIL scorer_throughput_ratio_vs_limit/);
+  });
+});
