@@ -18,7 +18,10 @@ export const collectorCommand: Command = {
 Needs transport.kind: kafka and transport.kafka.brokers (env RAGWATCH_TRANSPORT=kafka,
 RAGWATCH_KAFKA_BROKERS=host:port,...). Serves OTLP/HTTP on server.otlpPort and /metrics,
 /healthz, /readyz on server.httpPort. While Kafka is unreachable it keeps serving OTLP and
-buffers up to transport.kafka.producer.maxBufferMessages, dropping (and counting) the excess.`,
+buffers up to transport.kafka.producer.maxBufferMessages, dropping (and counting) the excess.
+By default (transport.kafka.assembly: spans_topic) it forwards redacted span records to the spans
+topic, where "ragwatch assembler" assembles, samples and produces triplets; with assembly: local
+(one replica only) it assembles and samples itself.`,
   async run(argv) {
     const { config, logger } = kafkaRoleSetup(argv, 'the collector produces to Kafka');
     const app = await startCollector(config, logger);

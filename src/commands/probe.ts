@@ -21,7 +21,7 @@ import type { Command } from './types.ts';
 
 export const probeCommand: Command = {
   name: 'probe',
-  summary: 'ground-truth probes: "probe list SUITE.yaml" prints the generated questions and their answers',
+  summary: 'ground-truth probes: "probe list" prints the generated questions and answers, "probe run" asks them and reports accuracy, R and failures by module',
   usage: `usage: ragwatch probe list [--json] SUITE.yaml
        ragwatch probe run [--json] [-c FILE] [--min-accuracy X] [--min-robustness X] SUITE.yaml
 

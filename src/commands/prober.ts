@@ -18,7 +18,8 @@ export const proberCommand: Command = {
   -c, --config FILE   YAML configuration (default: $RAGWATCH_CONFIG)
 
 Asks the RAG service every suite's questions on its schedule.every and exports the ragwatch_probe_*
-series and alerts on /metrics (server.httpPort). With transport.kind: kafka it joins each probe to
+series and alerts on /metrics (server.httpPort), where /probes and /api/probes show the last runs
+(behind server.apiToken as on the scorers). With transport.kind: kafka it joins each probe to
 the score record of its captured trace on transport.kafka.topics.scores (consumer group
 transport.kafka.proberGroupId); answers that arrive with sources but no captured trace are scored
 here with the configured judge. Run exactly one: two probers probe twice. "ragwatch start" runs the

@@ -17,8 +17,8 @@ export const scorerCommand: Command = {
 
 Needs transport.kind: kafka and transport.kafka.brokers. Joins consumer group
 transport.kafka.groupId, commits each offset only after the triplet is scored (score record
-acknowledged), in the DLQ, or counted as dropped. Serves /metrics, /healthz, /readyz on
-server.httpPort.`,
+acknowledged), in the DLQ, or counted as dropped. Serves /metrics, /healthz, /readyz and the UI
+(/, /examples, /review, /calibration, /weaknesses, /exams, /api/*) on server.httpPort.`,
   async run(argv) {
     const { config, logger } = kafkaRoleSetup(argv, 'the scorer consumes from Kafka');
     const scorer = await startScorer(config, logger);

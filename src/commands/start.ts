@@ -12,10 +12,15 @@ import type { Command } from './types.ts';
 
 export const startCommand: Command = {
   name: 'start',
-  summary: 'OTLP ingest → capture → sample → in-memory queue → score → metrics, in one process',
+  summary: 'OTLP ingest → capture → sample → in-memory queue → score → metrics, alerts, the UI pages and the scheduled probes, in one process',
   usage: `usage: ragwatch start [-c FILE]
 
-  -c, --config FILE   YAML configuration (default: $RAGWATCH_CONFIG, else embedded defaults)`,
+  -c, --config FILE   YAML configuration (default: $RAGWATCH_CONFIG, else embedded defaults)
+
+OTLP/HTTP on server.otlpPort (4318); /metrics, /healthz, /readyz and the UI on server.httpPort
+(9464): the front door /, /examples, /review, /calibration, /weaknesses, /probes, /exams and their
+JSON under /api/* (server.uiPort gives the UI a port of its own; server.apiToken protects it).
+Runs the suites of probes.suites on their schedules.`,
   async run(argv) {
     const { values } = parseArgs({ args: argv, options: { config: { type: 'string', short: 'c' } } });
     const config = loadConfig(values.config ? { file: values.config } : {});
