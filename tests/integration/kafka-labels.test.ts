@@ -30,7 +30,7 @@ describe.skipIf(!haveKcat('tests/integration/kafka-labels.test.ts'))('labels and
   it('labels given on either replica reach both, both fit the same calibration, and both use the same topics', async () => {
     const prefix = `lbl-${randomUUID().slice(0, 8)}`;
     const base = roleConfig(mock.brokers, prefix);
-    const scorerConfig = (name: string) => ({ ...base, store: { dataDir: join(dir, name) }, calibration: { refitIntervalMs: 500, refitMinNewLabels: 1, minLabels: 30 }, weakness: { warmupQueries: 20, topicCount: 3 } });
+    const scorerConfig = (name: string) => ({ ...base, store: { dataDir: join(dir, name), maxReviewItemsPerSecond: 1e9 }, calibration: { refitIntervalMs: 500, refitMinNewLabels: 1, minLabels: 30 }, weakness: { warmupQueries: 20, topicCount: 3 } });
     const [collector, a, b] = await Promise.all([startRole('collector', base), startRole('scorer', scorerConfig('a')), startRole('scorer', scorerConfig('b'))]);
     procs.push(collector!, a!, b!);
     await waitFor(async () => (await fetch(`${a!.apiUrl}/readyz`)).status === 200 && (await fetch(`${b!.apiUrl}/readyz`)).status === 200, 40_000, 200);
