@@ -6,8 +6,14 @@
  */
 import { z } from 'zod';
 
-/** Version of the Triplet/ScoreRecord JSON schema; sent as the Kafka `schema-version` header. */
-export const SCHEMA_VERSION = '1';
+/**
+ * Version of the Triplet/ScoreRecord JSON schema; sent as the Kafka `schema-version` header. 2 added
+ * the optional `conversation` (issue 33): records of version 1 are read unchanged.
+ */
+export const SCHEMA_VERSION = '2';
+
+/** Schema versions this build reads. */
+export const READABLE_SCHEMA_VERSIONS: readonly string[] = ['1', '2'];
 
 /** The instrumentation convention a triplet was mapped from. */
 export const CONVENTIONS = ['genai', 'openinference', 'traceloop', 'vercel-ai', 'langfuse', 'custom'] as const;
@@ -64,6 +70,21 @@ export const latencySchema = z.object({
 });
 export type Latency = z.infer<typeof latencySchema>;
 
+/** The conversation a chat turn belongs to: its id (when the app exports one), its turn and the earlier turns. */
+export const conversationSchema = z.object({
+  /** The exported conversation (session) id, pseudonymised at capture; absent: anonymous. */
+  id: z.string().min(1).max(256).optional(),
+  /** 1-based turn of the answered question. */
+  turn: z.number().int().positive(),
+  /** Earlier user and assistant messages, oldest first, bounded and redacted. */
+  history: z.array(z.object({ role: z.enum(['user', 'assistant']), content: z.string() })),
+  /** The question as the user typed it, when the app condensed it into the standalone `query`. */
+  typedQuery: z.string().optional(),
+  /** Messages and characters cut by capture.conversation bounds. */
+  cut: z.object({ turns: z.number().int().nonnegative(), chars: z.number().int().nonnegative() }).optional(),
+});
+export type Conversation = z.infer<typeof conversationSchema>;
+
 /** One (query, sources, response) observation of the RAG service, with its latency. */
 export const tripletSchema = z.object({
   id: z.string().min(1),
@@ -87,6 +108,8 @@ export const tripletSchema = z.object({
   attributes: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).optional(),
   /** `probe`: asked by ragwatch's own ground-truth probes (trace id marked); absent for production traffic. */
   origin: z.literal('probe').optional(),
+  /** A chat turn's conversation (schema 2); `query` is then the standalone question when the app made one. */
+  conversation: conversationSchema.optional(),
 });
 export type Triplet = z.infer<typeof tripletSchema>;
 

@@ -13,7 +13,8 @@ import { isProbeTraceId } from '../triplet.ts';
 import { declaredNonGeneration, nonGenerationOperation, type NonGenerationOperation } from './operation.ts';
 import { textFromValue } from './mappers/openinference.ts';
 import type { CapturedLog, CapturedSpan, ConventionMapper, GenerationFields, GenerationOutcome, MissingField, OutcomeExplanation, RetrievalFields, SpanRole } from './types.ts';
-import type { Source, Triplet } from '../triplet.ts';
+import type { Conversation, Source, Triplet } from '../triplet.ts';
+import { conversationIdOf, conversationOf, isCondensed } from './conversation.ts';
 
 /** Options of {@link buildTriplets}. */
 export interface BuildOptions {
@@ -26,6 +27,25 @@ export interface BuildOptions {
   promptSources?: (messages: ReadonlyArray<{ role: string; content: string }>) => PromptSources | undefined;
   /** Told of every model call that is not a generation (embedding, rerank, moderation, tool…): never a triplet. */
   onIgnored?: (span: CapturedSpan, operation: NonGenerationOperation) => void;
+  /** `capture.conversation`: id attributes read first, and the history bounds. Default: the conventions' attributes, 20 messages of 2000 characters. */
+  conversation?: { attributes: readonly string[]; maxTurns: number; maxChars: number };
+}
+
+const DEFAULT_CONVERSATION = { attributes: [], maxTurns: 20, maxChars: 2_000 };
+
+/** The triplet's conversation and its explanation, or undefined for a first turn without an id. */
+function conversationFor(span: CapturedSpan, spans: readonly CapturedSpan[], byId: ReadonlyMap<string, CapturedSpan>, gen: GenerationFields, query: string, options: BuildOptions, explain: OutcomeExplanation): Conversation | undefined {
+  const settings = options.conversation ?? DEFAULT_CONVERSATION;
+  const found = conversationOf(gen.inputMessages, conversationIdOf(span, spans, byId, settings.attributes), settings);
+  if (!found) return undefined;
+  const c: Conversation = { turn: found.turn, history: found.history.map((t) => ({ role: t.role, content: clip(t.content, options.maxTextChars) })) };
+  if (found.id !== undefined) c.id = found.id;
+  if (found.cut.turns > 0 || found.cut.chars > 0) c.cut = found.cut;
+  const condensed = found.typed !== undefined && isCondensed(found.typed, query);
+  if (condensed) c.typedQuery = clip(found.typed!, options.maxTextChars);
+  explain.conversationSource = found.idSource ?? 'anonymous (no conversation id exported; history from the input messages)';
+  explain.historyNote = `history: turn ${c.turn}, ${c.history.length} earlier messages kept${c.cut ? `, ${c.cut.turns} messages and ${c.cut.chars} characters cut` : ''}; query ${condensed ? "is the app's standalone question (the typed one differs)" : 'as typed'}`;
+  return c;
 }
 
 /** Stable triplet id: hash of trace id + generation span id. */
@@ -279,6 +299,8 @@ export function buildTriplets(spans: readonly CapturedSpan[], options: BuildOpti
     const release = str(span.resource, 'service.version');
     if (release !== undefined) triplet.release = release;
     if (isProbeTraceId(span.traceId)) triplet.origin = 'probe';
+    const conversation = conversationFor(span, spans, byId, gen, query!, options, explain);
+    if (conversation) triplet.conversation = conversation;
     outcomes.push({ kind: 'triplet', triplet, mapper: mapper.name, explain });
   }
   return outcomes;

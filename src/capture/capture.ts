@@ -67,6 +67,7 @@ export class Capture {
       mappers: options.mappers ?? createMappers(c.custom),
       defaultService: c.defaultService,
       maxTextChars: c.maxTextChars,
+      conversation: c.conversation,
       onIgnored: (span, operation) => {
         this.#instruments.ignoredSpans.inc({ reason: 'not_generation', operation });
         options.onIgnored?.(span, operation);

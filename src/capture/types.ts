@@ -103,4 +103,8 @@ export interface OutcomeExplanation {
   querySource?: string;
   sourcesSource?: string;
   responseSource?: string;
+  /** Where the conversation id came from, `anonymous …` without one; absent for a first turn without an id. */
+  conversationSource?: string;
+  /** The earlier turns kept and cut, and whether the query is the app's standalone question. */
+  historyNote?: string;
 }

@@ -32,6 +32,8 @@ export function explainLine(o: GenerationOutcome): string {
     `query<-${e?.querySource ?? 'none'}`,
     `sources<-${e?.sourcesSource ?? 'none'}`,
     `response<-${e?.responseSource ?? 'none'}`,
+    e?.conversationSource !== undefined ? `conversation<-${e.conversationSource}` : undefined,
+    e?.historyNote,
   ].filter((p): p is string => p !== undefined);
   return `${head}\n    ${parts.join('\n    ')}`;
 }

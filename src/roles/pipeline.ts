@@ -7,6 +7,7 @@
  * @module
  */
 import { Capture } from '../capture/capture.ts';
+import { MAX_TURNS_RULE } from '../sampling/conversation-bound.ts';
 import { SpanForwarder } from '../assembly/span-forwarder.ts';
 import type { SpanIngest } from '../assembly/types.ts';
 import { createRedactor, redactionForPipeline } from '../capture/redaction/redact-outcome.ts';
@@ -235,6 +236,7 @@ export class Pipeline {
     }
     if (!decision.sampled || !producer) {
       this.instruments.notSampled.inc();
+      if (!decision.sampled && decision.rule === MAX_TURNS_RULE) this.instruments.dropped.inc({ stage: 'sampling', reason: MAX_TURNS_RULE });
       return;
     }
     this.instruments.sampled.inc({ stratum: decision.sampling.stratum });

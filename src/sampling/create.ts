@@ -5,6 +5,7 @@
 import { RulesSampler } from './rules.ts';
 import { StratifiedSampler } from './stratified.ts';
 import type { Sampler } from './types.ts';
+import { boundTurnsPerConversation } from './conversation-bound.ts';
 import type { RagwatchConfig } from '../config/schema.ts';
 
 /** Every probe triplet is judged (weight 1, its own stratum): probes are few, and each one is evidence. */
@@ -18,7 +19,7 @@ export interface SamplerContext {
 
 /** The sampler described by the `sampling` config section; probe triplets always pass. */
 export function createSampler(config: RagwatchConfig['sampling'], context: SamplerContext = {}): Sampler {
-  const inner = configuredSampler(config, context);
+  const inner = boundTurnsPerConversation(configuredSampler(config, context), config.maxTurnsPerConversation);
   return {
     shouldSample: (triplet, nowMs) => (triplet.origin === 'probe' ? PROBE_DECISION : inner.shouldSample(triplet, nowMs)),
     toString: () => `Probes+${inner.toString()}`,

@@ -3,6 +3,12 @@
  * sampled at rate r is also sampled at every rate above r (samples nest).
  * @module
  */
+import type { Triplet } from '../triplet.ts';
+
+/** What a sampling decision hashes: the conversation id when there is one (a chat is judged whole or not at all), else the trace id. */
+export function samplingKey(triplet: Pick<Triplet, 'traceId' | 'conversation'>): string {
+  return triplet.conversation?.id !== undefined ? `conversation:${triplet.conversation.id}` : triplet.traceId;
+}
 
 /** FNV-1a (32-bit) of the string, scaled to [0, 1). */
 export function unitHash(key: string): number {

@@ -2,7 +2,7 @@
  * Deterministic rate sampler: `hash(traceId) < rate`.
  * @module
  */
-import { unitHash } from './hash.ts';
+import { samplingKey, unitHash } from './hash.ts';
 import type { Sampler, SamplingDecision } from './types.ts';
 import type { Triplet } from '../triplet.ts';
 
@@ -16,7 +16,7 @@ export class RateSampler implements Sampler {
   }
 
   shouldSample(triplet: Triplet): SamplingDecision {
-    if (this.#rate > 0 && unitHash(triplet.traceId) < this.#rate) {
+    if (this.#rate > 0 && unitHash(samplingKey(triplet)) < this.#rate) {
       return { sampled: true, sampling: { weight: 1 / this.#rate, stratum: 'all', rule: 'rate' } };
     }
     return { sampled: false, rule: 'rate' };

@@ -4,7 +4,7 @@
  * and triplets no rule matches go to the fallback sampler (stratified/rate).
  * @module
  */
-import { unitHash } from './hash.ts';
+import { samplingKey, unitHash } from './hash.ts';
 import type { Sampler, SamplingDecision } from './types.ts';
 import type { Triplet } from '../triplet.ts';
 
@@ -68,7 +68,7 @@ export class RulesSampler implements Sampler {
   shouldSample(triplet: Triplet, nowMs?: number): SamplingDecision {
     for (const rule of this.#rules) {
       if (!rule.test(triplet)) continue;
-      if (rule.action === 'out' || rule.rate <= 0 || unitHash(triplet.traceId) >= rule.rate) return { sampled: false, rule: rule.name };
+      if (rule.action === 'out' || rule.rate <= 0 || unitHash(samplingKey(triplet)) >= rule.rate) return { sampled: false, rule: rule.name };
       const stratum = this.#fallback.stratumOf?.(triplet) ?? 'all';
       return { sampled: true, sampling: { weight: 1 / rule.rate, stratum, rule: rule.name } };
     }

@@ -4,7 +4,7 @@
  * fall in `other` at the default rate. Every sampled triplet carries weight = 1/p of its stratum.
  * @module
  */
-import { unitHash } from './hash.ts';
+import { samplingKey, unitHash } from './hash.ts';
 import type { Sampler, SamplingDecision } from './types.ts';
 import type { Triplet } from '../triplet.ts';
 
@@ -79,7 +79,7 @@ export class StratifiedSampler implements Sampler {
     const quota = this.#quotas.get(stratum) ?? (this.#by === 'topic' && !this.#rates.has(stratum) ? this.#eachQuota : undefined);
     const rate = quota === undefined ? (this.#rates.get(stratum) ?? this.#defaultRate) : this.#quotaRate(stratum, quota, nowMs);
     const rule = quota === undefined ? (this.#by === 'none' ? 'rate' : 'stratum_rate') : 'stratum_quota';
-    if (rate <= 0 || unitHash(triplet.traceId) >= rate) return { sampled: false, rule };
+    if (rate <= 0 || unitHash(samplingKey(triplet)) >= rate) return { sampled: false, rule };
     if (quota !== undefined) {
       const w = this.#windows.get(stratum)!;
       if (w.taken >= quota) return { sampled: false, rule };

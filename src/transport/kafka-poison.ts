@@ -5,7 +5,7 @@
  */
 import type { IHeaders, KafkaMessage, Message } from 'kafkajs';
 import { errorMessage } from '../errors.ts';
-import { SCHEMA_VERSION, sampledTripletSchema, type SampledTriplet } from '../triplet.ts';
+import { READABLE_SCHEMA_VERSIONS, SCHEMA_VERSION, sampledTripletSchema, type SampledTriplet } from '../triplet.ts';
 
 /** Where a poison message was rejected. */
 export type PoisonStage = 'decode' | 'validate';
@@ -33,8 +33,9 @@ export function decodeTriplet(message: KafkaMessage, maxBytes: number): DecodeRe
   if (!value || value.length === 0) return { ok: false, stage: 'decode', reason: 'empty_value', error: 'message has no value' };
   if (value.length > maxBytes) return { ok: false, stage: 'decode', reason: 'too_large', error: `value is ${value.length} bytes, limit ${maxBytes}` };
   const version = headerValue(message.headers, 'schema-version');
-  if (version !== SCHEMA_VERSION) {
-    return { ok: false, stage: 'validate', reason: 'schema_version', error: `schema-version ${version === undefined ? 'missing' : JSON.stringify(version.slice(0, 20))}, expected ${SCHEMA_VERSION}` };
+  // Records of every version this build reads are accepted (version 1 has no conversation).
+  if (version === undefined || !READABLE_SCHEMA_VERSIONS.includes(version)) {
+    return { ok: false, stage: 'validate', reason: 'schema_version', error: `schema-version ${version === undefined ? 'missing' : JSON.stringify(version.slice(0, 20))}, expected one of ${READABLE_SCHEMA_VERSIONS.join(', ')} (this build writes ${SCHEMA_VERSION})` };
   }
   let json: unknown;
   try {

@@ -87,6 +87,13 @@ export const openInferenceMapper: ConventionMapper = {
       if (typeof text === 'string') query = text;
     }
     if (query !== undefined) fields.query = query;
+    // Every input message in order: the conversation's earlier turns come from these.
+    const messages = inputs!.flatMap((m) => {
+      const content = messageText(m);
+      const role = m['message.role'];
+      return content !== undefined && typeof role === 'string' ? [{ role, content }] : [];
+    });
+    if (messages.length > 0) fields.inputMessages = messages;
     const firstOut = outputs![0];
     let response = firstOut ? messageText(firstOut) : undefined;
     if (response === undefined) {

@@ -8,7 +8,7 @@ import { BUILTIN_RECOGNIZERS, type BuiltinRecognizerName } from './recognizers.t
 import { PlaceholderBook, hmacToken, redactText, type HmacKey } from './text-redactor.ts';
 import type { ActiveRecognizer, RedactionResult, TripletRedactor } from './types.ts';
 import { redactionSection, type RedactionConfig } from '../../config/sections/redaction.ts';
-import type { Source, Triplet } from '../../triplet.ts';
+import type { Conversation, Source, Triplet } from '../../triplet.ts';
 
 type AttributeValue = string | number | boolean;
 
@@ -78,6 +78,14 @@ export class PolicyRedactor implements TripletRedactor {
     };
     if (triplet.attributes) out.attributes = this.#attributes(triplet.attributes, book);
     else delete out.attributes;
+    if (triplet.conversation) {
+      const c = triplet.conversation;
+      // The earlier turns are user text like the query; the id is pseudonymised like session.id (stable under one hmacKey).
+      const conversation: Conversation = { ...c, history: c.history.map((t) => ({ role: t.role, content: this.#text(t.content, book) })) };
+      if (c.id !== undefined) conversation.id = this.#enabled ? hmacToken(this.#key, 'conversation.id', c.id) : c.id;
+      if (c.typedQuery !== undefined) conversation.typedQuery = this.#text(c.typedQuery, book);
+      out.conversation = conversation;
+    }
     const counts = book.counts;
     if (book.replaced) out.redactions = { ...triplet.redactions, ...counts };
     return { ok: true, triplet: out, counts };

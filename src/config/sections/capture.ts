@@ -65,6 +65,18 @@ export const captureSection = z
     joinLinks: z.boolean().default(true),
     /** The `custom` convention (attribute names, sources from the prompt). */
     custom: customConventionSection.prefault({}),
+    /** Chat conversations (docs/capture.md): where the id is, and how much of the earlier turns is kept. */
+    conversation: z
+      .object({
+        /** Span attributes holding a conversation id, read before the conventions' (`session.id`, `gen_ai.conversation.id`, …). Default none. */
+        attributes: z.array(z.string().min(1)).default([]),
+        /** Earlier messages kept per triplet (the newest; the rest counted in `cut`). Default 20. */
+        maxTurns: z.number().int().min(0).default(20),
+        /** Characters kept per earlier message. Default 2000. */
+        maxChars: z.number().int().positive().default(2_000),
+      })
+      .strict()
+      .prefault({}),
     /** Routes kept as metric/sampling labels (from `http.route` or `rag.route`); others become `other`. Empty: the first 20 distinct routes seen. */
     routes: z.array(z.string()).default([]),
   })

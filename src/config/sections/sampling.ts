@@ -67,8 +67,13 @@ const budget = z
 /** Sampling: which captured triplets are sent to the judges. */
 export const samplingSection = z
   .object({
-    /** Share of traces sampled, deterministic on the trace id (replicas and restarts agree). Default 1. */
+    /**
+     * Share of traces sampled, deterministic on the conversation id when the triplet has one (a chat is
+     * judged whole or not at all), else on the trace id (replicas and restarts agree). Default 1.
+     */
     rate: z.number().min(0).max(1).default(1),
+    /** Turns judged per conversation at most (long chats); later turns are not sampled, counted (`max_turns_per_conversation`). 0: no bound. Default 50. */
+    maxTurnsPerConversation: z.number().int().min(0).default(50),
     /** Ordered rules; the first match decides. Default none. */
     rules: z.array(rule).max(100).default([]),
     /** Stratified rates/quotas. Default: one stratum `all` at `rate`. */
