@@ -184,6 +184,8 @@ export const scoreRecordSchema = z.object({
   usage: usageSchema,
   /** `probe` for a probe's triplet: kept out of production series, windows, alerts and examples. */
   origin: z.literal('probe').optional(),
+  /** The triplet's conversation (schema 2): id, turn and the earlier turns the answer was judged with. */
+  conversation: conversationSchema.optional(),
 });
 export type ScoreRecord = z.infer<typeof scoreRecordSchema>;
 

@@ -43,5 +43,16 @@ export function withAlertingRow(dashboard: DashboardBuilder): DashboardBuilder {
         .span(8)
         .unit('percentunit')
         .withTarget(prom(`min by (metric, service) (ragwatch_slo_error_budget_remaining_ratio{${SERIES}})`, '{{metric}} {{service}}')),
+    )
+    .withPanel(
+      new timeseries.PanelBuilder()
+        .title('Conversations with a low answer')
+        .description('ragwatch_conversations_flagged_ratio: of the chat conversations judged in metrics.windowMs (those with an exported conversation id), the share with at least one answer below its metric\'s threshold, per service (docs/capture.md, conversations).')
+        .height(7)
+        .span(24)
+        .unit('percentunit')
+        .min(0)
+        .max(1)
+        .withTarget(prom(`max by (service) (ragwatch_conversations_flagged_ratio{${SERVICE}})`, '{{service}}')),
     );
 }

@@ -34,6 +34,9 @@ export interface RagRequest {
   durationMs?: number;
   outputTokens?: number;
   startMs?: number;
+  /** A chat: the session id (OpenInference `session.id` on every span) and the earlier turns (input messages before the question). */
+  sessionId?: string;
+  history?: Array<{ role: 'user' | 'assistant'; content: string }>;
 }
 
 /** Builds an OTLP/JSON ExportTraceServiceRequest for one RAG request. */
@@ -57,13 +60,18 @@ export function openInferenceTrace(req: RagRequest): { body: Record<string, unkn
     'llm.model_name': req.model ?? 'gpt-4o-mini',
     'llm.input_messages.0.message.role': 'system',
     'llm.input_messages.0.message.content': 'Answer only from the provided context.',
-    'llm.input_messages.1.message.role': 'user',
-    'llm.input_messages.1.message.content': `Context:\n${req.documents.map((d) => d.content).join('\n')}\n\nQuestion: ${req.query}`,
+    [`llm.input_messages.${(req.history?.length ?? 0) + 1}.message.role`]: 'user',
+    [`llm.input_messages.${(req.history?.length ?? 0) + 1}.message.content`]: `Context:\n${req.documents.map((d) => d.content).join('\n')}\n\nQuestion: ${req.query}`,
     'llm.output_messages.0.message.role': 'assistant',
     'llm.output_messages.0.message.content': req.response,
     'llm.token_count.prompt': 120,
   };
   if (req.outputTokens !== undefined) llmAttrs['llm.token_count.completion'] = req.outputTokens;
+  req.history?.forEach((m, i) => {
+    llmAttrs[`llm.input_messages.${i + 1}.message.role`] = m.role;
+    llmAttrs[`llm.input_messages.${i + 1}.message.content`] = m.content;
+  });
+  if (req.sessionId !== undefined) llmAttrs['session.id'] = req.sessionId;
   const events = req.ttftMs !== undefined ? [{ name: 'First Token Stream Event', timeUnixNano: ns(llmStart + req.ttftMs), attributes: [] }] : [];
   const body = {
     resourceSpans: [

@@ -115,8 +115,12 @@ export function conversationOf(messages: ReadonlyArray<{ role: string; content: 
   return out;
 }
 
-/** True when the retriever's input is not the typed question: the app condensed the follow-up into a standalone question. */
+/**
+ * True when the retriever's input is not the typed question: the app condensed the follow-up into a
+ * standalone question. A user message that wraps the question (context, then "Question: …") holds it,
+ * so it is not a condensation.
+ */
 export function isCondensed(typed: string, retrieverQuery: string): boolean {
   const norm = (s: string) => s.toLowerCase().replace(/\s+/g, ' ').replace(/[?.!\s]+$/, '').trim();
-  return norm(typed) !== norm(retrieverQuery);
+  return !norm(typed).includes(norm(retrieverQuery));
 }

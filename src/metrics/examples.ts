@@ -15,6 +15,7 @@ export interface Example {
   model?: string;
 }
 
+
 /** Options of {@link ExamplesBuffer}; all optional. */
 export interface ExamplesBufferOptions {
   /** Examples kept; the oldest is overwritten. 0 disables the buffer. Default 200. */
@@ -36,6 +37,8 @@ export interface ExamplesQuery {
   ids?: readonly string[];
   /** Only answers at or after this time, milliseconds since the epoch (an alert's window). */
   sinceMs?: number;
+  /** Only the turns of this conversation, in turn order (oldest first). */
+  conversation?: string;
   /** Newest first, at most this many. Default 20, capped at the buffer size. */
   limit?: number;
 }
@@ -89,12 +92,15 @@ export class ExamplesBuffer {
       if (q.service !== undefined && e.record.service !== q.service) continue;
       if (q.ids !== undefined && !q.ids.includes(e.record.tripletId)) continue;
       if (q.sinceMs !== undefined && !(Date.parse(e.record.timestamp) >= q.sinceMs)) continue;
+      if (q.conversation !== undefined && e.record.conversation?.id !== q.conversation) continue;
       if (q.metric !== undefined) {
         const v = e.record.scores[q.metric as keyof ScoreRecord['scores']];
         if (v === undefined || (q.below !== undefined && !(v < q.below))) continue;
       }
       out.push(e);
     }
+    // A conversation reads in its order: turn 1 first.
+    if (q.conversation !== undefined) out.sort((a, b) => (a.record.conversation?.turn ?? 0) - (b.record.conversation?.turn ?? 0));
     return out;
   }
 

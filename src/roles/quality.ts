@@ -25,6 +25,7 @@ import { SloMonitor, type SloAlert } from '../slo/monitor.ts';
 import { sloRulesFromConfig } from '../slo/rules.ts';
 import type { ReviewStore } from '../store/review-store.ts';
 import { ReviewSink } from '../store/review-sink.ts';
+import { ConversationMonitor } from '../conversations/monitor.ts';
 import type { Instruments } from '../telemetry/instruments.ts';
 import type { SampledTriplet, ScoreRecord } from '../triplet.ts';
 import type { LiveTopics } from '../weakness/live-topics.ts';
@@ -118,6 +119,7 @@ export class QualityMonitor implements RecordSink {
     });
     // One line per consumer: the next capability registers here, in its own room's sink.
     this.#sinks = new RecordSinks([this.scores, this.weakness, this.change, this.slo]);
+    this.#sinks.add(new ConversationMonitor({ registry: instruments.registry, thresholds: this.scores.thresholds(), windowMs: config.metrics.windowMs, serviceOf: (record) => this.scores.serviceOf(record), ...now }));
     if (calibration) this.#sinks.add({ onRecord: (record) => calibration.observe(record, this.scores.serviceOf(record)) });
     if (review) {
       const undecided = (metric: string, judge: string, score: number) => calibration?.setOf(metric, judge, score) === 'both';

@@ -83,6 +83,11 @@ function parseQuery(q: (key: string) => string | undefined): ExamplesQuery | str
   }
   const service = q('service');
   if (service !== undefined && service !== '') out.service = service;
+  const conversation = q('conversation');
+  if (conversation !== undefined && conversation !== '') {
+    if (conversation.length > 256) return 'conversation must be a conversation id (at most 256 characters)';
+    out.conversation = conversation;
+  }
   const ids = q('ids');
   if (ids !== undefined && ids !== '') {
     const list = ids.split(',');

@@ -5,6 +5,7 @@
  * @module
  */
 import type { Example } from '../metrics/examples.ts';
+import type { ScoreRecord } from '../triplet.ts';
 import { escapeHtml, renderPage } from './layout.ts';
 
 /** Texts of the example's unsupported claims and tokens (claims not supported by the sources, embedded-judge tokens). */
@@ -61,7 +62,7 @@ export function highlight(text: string, spans: readonly string[]): { html: strin
   return { html: html + escapeHtml(text.slice(pos)), unmatched };
 }
 
-const STYLE = `main{max-width:60rem}article{border:1px solid #ccc;border-radius:6px;padding:.8rem 1rem;margin:1rem 0}
+const STYLE = `main{max-width:60rem}details.history{margin:.3rem 0;color:#333}details.history p.turn{margin:.2rem 0 .2rem 1rem}article{border:1px solid #ccc;border-radius:6px;padding:.8rem 1rem;margin:1rem 0}
 .meta{color:#555;font-size:.85rem}.scores span{display:inline-block;margin:.1rem .5rem .1rem 0;padding:0 .4rem;border-radius:3px;background:#eee}
 .scores .low{background:#fbd5d5}mark.unsupported{background:#ffb3b3;text-decoration:underline wavy #b00}
 details{margin-top:.4rem}blockquote{margin:.3rem 0;padding:.3rem .6rem;border-left:3px solid #ccc;background:#fafafa;white-space:pre-wrap}
@@ -96,11 +97,22 @@ function renderExample(e: Example, thresholds: Readonly<Record<string, number>>)
   const sources = e.sources.map((s, i) => `<blockquote><b>[${i + 1}]${s.id ? ` ${escapeHtml(s.id)}` : ''}</b> ${escapeHtml(s.content)}</blockquote>`).join('');
   return `<article data-trace-id="${escapeHtml(r.traceId)}">
 <div class="meta">${escapeHtml(r.timestamp)} · service ${escapeHtml(r.service)}${e.route ? ` · route ${escapeHtml(e.route)}` : ''} · ${escapeHtml(r.judge.kind)} judge${r.judge.model ? ` (${escapeHtml(r.judge.model)})` : ''} · trace <code class="trace-id">${escapeHtml(r.traceId)}</code></div>
-<p><b>Q:</b> ${escapeHtml(e.query)}</p>
+${conversationBlock(r)}<p><b>Q:</b> ${escapeHtml(e.query)}</p>
 <div class="answer"><b>A:</b> ${html}</div>${extra}${missing}${risk}
 <div class="scores">${scores}</div>
 <details><summary>${e.sources.length} sources</summary>${sources}</details>
 </article>`;
+}
+
+/** A chat turn's earlier messages, collapsed, with a link to the conversation's judged turns. */
+export function conversationBlock(r: Pick<ScoreRecord, 'conversation'>): string {
+  const c = r.conversation;
+  if (!c) return '';
+  const who = c.id !== undefined ? `conversation <a href="/examples?conversation=${encodeURIComponent(c.id)}"><code>${escapeHtml(c.id)}</code></a>` : 'an anonymous conversation';
+  const turns = c.history.map((t) => `<p class="turn ${t.role}"><b>${t.role === 'user' ? 'User' : 'Assistant'}:</b> ${escapeHtml(t.content)}</p>`).join('');
+  const cut = c.cut ? ` (${c.cut.turns} older messages not kept)` : '';
+  const typed = c.typedQuery !== undefined ? `<p class="meta">Typed as: “${escapeHtml(c.typedQuery)}” — judged as the app's standalone question below.</p>` : '';
+  return `<details class="history"><summary>Turn ${c.turn} of ${who}: ${c.history.length} earlier messages${cut}</summary>${turns}</details>${typed}`;
 }
 
 /** The whole page. */

@@ -48,5 +48,7 @@ export function reviewItemOf(record: ScoreRecord, triplet: SampledTriplet, optio
     sources: triplet.sources.slice(0, 20).map((s) => ({ ...(s.id !== undefined ? { id: s.id } : {}), content: clip(s.content, options.maxTextChars) })),
     scores,
     unsupported: [...claims, ...(record.details.unsupportedTokens ?? [])].filter((t) => t.trim() !== ''),
+    // A follow-up cannot be labelled without the exchange that gives it meaning.
+    ...(triplet.conversation ? { conversation: triplet.conversation } : {}),
   };
 }

@@ -8,6 +8,7 @@
  */
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import { Counter, Gauge, type Registry } from 'prom-client';
+import type { Conversation } from '../triplet.ts';
 
 /** A fitted calibration as the store keeps it: one row per metric and judge, the body as JSON. */
 export interface SavedCalibration {
@@ -30,6 +31,8 @@ export interface ReviewItem {
   scores: Record<string, number>;
   /** Texts the judge found unsupported (highlighted on the page). */
   unsupported: string[];
+  /** A chat turn's conversation (the earlier turns are shown above it). */
+  conversation?: Conversation;
 }
 
 /** One human label. */

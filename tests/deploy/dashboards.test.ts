@@ -51,6 +51,7 @@ const FLAGGED = 'ragwatch_weakness_flagged';
 const NOT_IN_DEMO: Record<string, string> = {
   ragwatch_exam_: 'exams are taken per release by `ragwatch exam take` (tests/exams/e2e.test.ts checks the series); the demo takes none',
   'window="baseline"': 'a change baseline needs alerts.change.minBaselineSamples judged answers (1000 by default: two hours at 0.2/s); the test instance asks a million (tests/change/monitor.test.ts checks the series)',
+  ragwatch_conversations_flagged_ratio: 'the demo traffic carries no conversation id (tests/e2e/conversations.test.ts checks the series)',
   ragwatch_slo_: 'SLOs are opt-in per metric (alerts.metrics.<metric>.slo); the demo configures none (tests/slo/slo.test.ts checks the series)',
 };
 
