@@ -20,12 +20,16 @@ const rows = readFileSync(new URL('../scripts/data/halueval-qa-sample.jsonl', im
 
 /** Two chunks per knowledge passage (as a retriever returns them) plus a boilerplate chunk retrieved every time. */
 const BOILERPLATE = 'All answers are provided for information only. Contact the help desk for corrections.';
-function triplet(i: number, r: Row, answer: string): SampledTriplet {
+/** A follow-up that names nothing, with the row's question and answer as the earlier turn. */
+const FOLLOW_UP = 'Can you tell me more about that?';
+function triplet(i: number, r: Row, answer: string, followUp = false): SampledTriplet {
   const cut = r.knowledge.indexOf('.', r.knowledge.length / 2);
   const chunks = cut > 0 ? [r.knowledge.slice(0, cut + 1), r.knowledge.slice(cut + 1)] : [r.knowledge];
   return {
     id: `b${i}-${answer.length}`, traceId: `b${i}`, spanId: 's', service: 'bench', timestamp: new Date(0).toISOString(),
-    query: r.question, sources: [...chunks.filter((c) => c.trim()).map((content) => ({ content })), { content: BOILERPLATE }],
+    query: followUp ? FOLLOW_UP : r.question,
+    ...(followUp ? { conversation: { id: `conv${i}`, turn: 2, history: [{ role: 'user' as const, content: r.question }, { role: 'assistant' as const, content: r.right_answer }] } } : {}),
+    sources: [...chunks.filter((c) => c.trim()).map((content) => ({ content })), { content: BOILERPLATE }],
     response: `${answer.replace(/\.?$/, '.')} This is based on the retrieved documents.`,
     latency: { durationMs: 0 }, convention: 'custom', sampling: { weight: 1, stratum: 'all', rule: 'all' },
   };
@@ -44,14 +48,14 @@ function naiveCalls(sources: number, claims: number, subQuestions: number, facts
   return decompose + claimMatches + sourceMatches + coverage;
 }
 
-async function pass(answerOf: (r: Row) => string) {
+async function pass(answerOf: (r: Row) => string, followUp = false) {
   const calls: number[] = [];
   const tokens: number[] = [];
   const output: number[] = [];
   const naive: number[] = [];
   for (const [i, r] of rows.entries()) {
     fake.requests.length = 0;
-    const t = triplet(i, r, answerOf(r));
+    const t = triplet(i, r, answerOf(r), followUp);
     const res = await judge.score(t);
     if (!res.ok) throw res.error;
     const facts = fake.requests.map(parsePrompt).filter((p) => p.step === 'source_match').reduce((n, p) => n + p.blocks.filter((b) => b.kind === 'fact').length, 0);
@@ -66,8 +70,12 @@ async function pass(answerOf: (r: Row) => string) {
 
 const coldLlm = await pass((r) => r.right_answer);
 const warm = await pass((r) => r.hallucinated_answer);
+// Follow-ups judged with their earlier turns: the stand-alone rewrite rides in the decompose call.
+const withHistory = await pass((r) => r.right_answer, true);
 emit({ bench: 'judges', figure: 'judge_calls_per_triplet_cold', value: coldLlm.calls, unit: 'calls', baseline: coldLlm.naive, ratio: coldLlm.calls / coldLlm.naive });
 emit({ bench: 'judges', figure: 'judge_calls_per_triplet_warm', value: warm.calls, unit: 'calls', baseline: warm.naive, ratio: warm.calls / warm.naive });
+emit({ bench: 'judges', figure: 'judge_calls_per_triplet_with_history', value: withHistory.calls, unit: 'calls', baseline: warm.calls, ratio: withHistory.calls / warm.calls });
+emit({ bench: 'judges', figure: 'judge_tokens_per_triplet_with_history', value: withHistory.tokens, unit: 'tokens', baseline: warm.tokens, ratio: withHistory.tokens / warm.tokens });
 emit({ bench: 'judges', figure: 'judge_calls_per_triplet_naive', value: coldLlm.naive, unit: 'calls', baseline: null, ratio: null });
 emit({ bench: 'judges', figure: 'judge_tokens_per_triplet', value: coldLlm.tokens, unit: 'tokens', baseline: null, ratio: null });
 emit({ bench: 'judges', figure: 'judge_output_tokens_per_triplet', value: coldLlm.output, unit: 'tokens', baseline: coldLlm.tokens, ratio: coldLlm.output / coldLlm.tokens });

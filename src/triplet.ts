@@ -156,6 +156,8 @@ export const detailsSchema = z.object({
   redundantSentences: z.array(z.tuple([z.number().int(), z.number().int()])).default([]),
   /** Response tokens (numbers, entities) that appear nowhere in the sources (embedded judge). */
   unsupportedTokens: z.array(z.string()).optional(),
+  /** The LLM judge's stand-alone rewrite of a follow-up it graded (from the conversation's earlier turns). */
+  standaloneQuery: z.string().optional(),
   /** Personal data the response disclosed, counted per entity type — never the values (`pii_free`). */
   piiTypes: z.record(z.string(), z.number().int().nonnegative()).optional(),
   /** Why the LLM judge found the response toxic (`non_toxic` = 0): the rubric's categories. */

@@ -13,7 +13,7 @@ import { ROOT } from '../helpers/process.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'ragwatch-bench-check-'));
 const line = (figure: string, value: number, ratio: number | null = null) => JSON.stringify({ bench: 'x', figure, value, unit: 'u', baseline: null, ratio });
-const GOOD = [line('rss_growth_mb_overload', 34), line('overload_healthz_failures', 0), line('judge_calls_per_triplet_cold', 3), line('judge_calls_per_triplet_warm', 3), line('judge_tokens_per_triplet', 3235), line('processor_onend_p99_us', 0.3)];
+const GOOD = [line('rss_growth_mb_overload', 34), line('overload_healthz_failures', 0), line('judge_calls_per_triplet_cold', 3), line('judge_calls_per_triplet_warm', 3), line('judge_calls_per_triplet_with_history', 3), line('judge_tokens_per_triplet', 3235), line('processor_onend_p99_us', 0.3)];
 
 function check(lines: string[], ...args: string[]) {
   const file = join(dir, `${Math.random().toString(36).slice(2)}.jsonl`);
@@ -23,7 +23,7 @@ function check(lines: string[], ...args: string[]) {
 
 describe('bench check', () => {
   it('gates exactly the figures stable in quick mode', () => {
-    expect(Object.entries(TARGETS).filter(([, t]) => t.gate).map(([f]) => f).sort()).toEqual(['judge_calls_per_triplet_cold', 'judge_calls_per_triplet_warm', 'judge_tokens_per_triplet', 'overload_healthz_failures', 'processor_onend_p99_us', 'rss_growth_mb_overload']);
+    expect(Object.entries(TARGETS).filter(([, t]) => t.gate).map(([f]) => f).sort()).toEqual(['judge_calls_per_triplet_cold', 'judge_calls_per_triplet_warm', 'judge_calls_per_triplet_with_history', 'judge_tokens_per_triplet', 'overload_healthz_failures', 'processor_onend_p99_us', 'rss_growth_mb_overload']);
   });
 
   it('quick mode passes when the gated figures meet their targets, even with a noisy ratio missing', () => {

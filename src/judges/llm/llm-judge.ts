@@ -93,8 +93,11 @@ export class LlmJudge implements Judge {
   async #score(triplet: SampledTriplet, signal: AbortSignal): Promise<JudgeResult> {
     const started = performance.now();
     const usage: Usage = { calls: 0, inputTokens: 0, outputTokens: 0, durationMs: 0 };
-    const { query, response } = triplet;
-    const resultKey = contentHash('result', PROMPT_VERSION, this.model, String(this.#threshold), query, response, ...triplet.sources.map((s) => s.content));
+    const { response } = triplet;
+    let query = triplet.query;
+    // An uncondensed follow-up is graded with its earlier turns: the decompose call rewrites it to stand alone.
+    const history = triplet.conversation && triplet.conversation.typedQuery === undefined ? triplet.conversation.history : [];
+    const resultKey = contentHash('result', PROMPT_VERSION, this.model, String(this.#threshold), query, response, ...triplet.sources.map((s) => s.content), ...history.map((t) => `${t.role}:${t.content}`));
     const hit = this.#results.get(resultKey);
     if (hit) return { ok: true, ...structuredClone(hit), usage: { ...usage, durationMs: performance.now() - started } };
 
@@ -114,8 +117,9 @@ export class LlmJudge implements Judge {
     let subQuestionTexts: string[] = [];
     let claimTexts: string[] = [];
     if (query.trim() !== '' || hasResponse || missing.length > 0) {
-      const dec = await this.#run(decomposeStep(query, response, missing), usage, signal);
+      const dec = await this.#run(decomposeStep(query, response, missing, query.trim() === '' ? [] : history), usage, signal);
       if (!dec.ok) return dec;
+      if (dec.value.standaloneQuery !== undefined) query = dec.value.standaloneQuery;
       subQuestionTexts = query.trim() === '' ? [] : dec.value.subQuestions;
       claimTexts = hasResponse ? dec.value.claims : [];
       for (const s of missing) {
@@ -162,6 +166,7 @@ export class LlmJudge implements Judge {
       sources: sourceVerdicts.map((s) => ({ index: s.index, essential: s.essential })),
       redundantSentences: [],
     };
+    if (query !== triplet.query) details.standaloneQuery = query;
     if (rm) {
       scores.non_toxic = rm.value.toxicity.toxic ? 0 : 1;
       if (rm.value.toxicity.toxic) details.toxicity = rm.value.toxicity.categories;

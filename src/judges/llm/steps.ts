@@ -21,6 +21,8 @@ const MAX_ITEMS = 128;
 
 /** Output of the decompose call. */
 export interface DecomposeOutput {
+  /** With earlier turns: the QUERY rewritten to stand alone (what the other calls grade). */
+  standaloneQuery?: string;
   subQuestions: string[];
   claims: string[];
   /** Facts per requested source id. */
@@ -28,23 +30,32 @@ export interface DecomposeOutput {
 }
 
 /** Builds the decompose call; `sources` are only the ones whose facts are not cached. */
-export function decomposeStep(query: string, response: string, sources: ReadonlyArray<{ id: string; content: string }>): Step<DecomposeOutput> {
-  const boundary = newBoundary([query, response, ...sources.map((s) => s.content)]);
+export function decomposeStep(query: string, response: string, sources: ReadonlyArray<{ id: string; content: string }>, history: ReadonlyArray<{ role: 'user' | 'assistant'; content: string }> = []): Step<DecomposeOutput> {
+  const boundary = newBoundary([query, response, ...sources.map((s) => s.content), ...history.map((t) => t.content)]);
   const ids = sources.map((s) => s.id);
   const list = z.array(z.string().trim().min(1)).max(MAX_ITEMS);
+  const inContext = history.length > 0;
   const schema = z.strictObject({
     call: z.enum([boundary.nonce]),
+    ...(inContext ? { standaloneQuery: z.string().trim().min(1).max(4000) } : {}),
     subQuestions: list,
     claims: list,
     sources: z.array(z.strictObject({ id: idEnum(ids), facts: list })).max(ids.length),
   });
   const task = [
-    '(a) subQuestions: split the QUERY into short stand-alone sub-questions (resolve pronouns; drop greetings and statements that ask nothing).',
+    // A follow-up is graded as the question it stands for: the other two calls get this rewrite.
+    ...(inContext ? ['(0) standaloneQuery: the QUERY is the latest turn of a conversation whose EARLIER TURNS are given; rewrite it as one stand-alone question that names what it refers to in them (the QUERY itself when it already stands alone). Use the EARLIER TURNS only to resolve references.'] : []),
+    `(a) subQuestions: split the ${inContext ? 'stand-alone question' : 'QUERY'} into short stand-alone sub-questions (resolve pronouns; drop greetings and statements that ask nothing).`,
     '(b) claims: split the RESPONSE into atomic stand-alone claims — one piece of information each, verifiable on its own, little overlap, together covering everything the response states. A response without factual content has no claims.',
     ids.length > 0 ? `(c) sources: for each SOURCE block (${ids.join(', ')}), its atomic stand-alone facts, with the same rules as claims.` : '(c) sources: an empty list.',
   ].join(' ');
-  const contract = `Keys: "subQuestions" (strings), "claims" (strings), "sources" (exactly ${ids.length} objects {"id","facts"}${ids.length > 0 ? `, ids ${ids.join(', ')} each once` : ''}).`;
-  const data = [wrapUntrusted(boundary, 'query', query), wrapUntrusted(boundary, 'response', response), ...sources.map((s) => wrapUntrusted(boundary, 'source', s.content, s.id))];
+  const contract = `Keys: ${inContext ? '"standaloneQuery" (string), ' : ''}"subQuestions" (strings), "claims" (strings), "sources" (exactly ${ids.length} objects {"id","facts"}${ids.length > 0 ? `, ids ${ids.join(', ')} each once` : ''}).`;
+  const data = [
+    ...history.map((t, i) => wrapUntrusted(boundary, `earlier-turn-${t.role}`, t.content, `t${i + 1}`)),
+    wrapUntrusted(boundary, 'query', query),
+    wrapUntrusted(boundary, 'response', response),
+    ...sources.map((s) => wrapUntrusted(boundary, 'source', s.content, s.id)),
+  ];
   return {
     name: 'decompose',
     boundary,
@@ -54,7 +65,8 @@ export function decomposeStep(query: string, response: string, sources: Readonly
     parse(content) {
       const r = parseWith(schema, content, (v) => checkIds('sources', ids, v.sources.map((s) => s.id)));
       if (!r.ok) return r;
-      return { ok: true, value: { subQuestions: r.value.subQuestions, claims: r.value.claims, facts: new Map(r.value.sources.map((s) => [s.id, s.facts])) } };
+      const standalone = (r.value as { standaloneQuery?: string }).standaloneQuery;
+      return { ok: true, value: { ...(standalone !== undefined ? { standaloneQuery: standalone } : {}), subQuestions: r.value.subQuestions, claims: r.value.claims, facts: new Map(r.value.sources.map((s) => [s.id, s.facts])) } };
     },
   };
 }

@@ -46,7 +46,7 @@ export function parsePrompt(req: FakeRequest): ParsedPrompt {
   const blocks: Block[] = [...user.matchAll(re)].map((m) => ({ kind: m[1]!, id: m[2], text: m[3]! }));
   // The task line names the step (a response with no claims and no sub-questions still gets a
   // response-match call, for its toxicity, so the block kinds alone do not tell it from decompose).
-  const step = user.startsWith('TASK: (a) subQuestions') ? 'decompose' : user.startsWith('TASK: For each CLAIM') ? 'response_match' : 'source_match';
+  const step = user.startsWith('TASK: (a) subQuestions') || user.startsWith('TASK: (0) standaloneQuery') ? 'decompose' : user.startsWith('TASK: For each CLAIM') ? 'response_match' : 'source_match';
   return { nonce, step, blocks, system, user };
 }
 
@@ -71,13 +71,17 @@ export function oracleAnswer(p: ParsedPrompt): Record<string, unknown> {
   const of = (kind: string) => p.blocks.filter((b) => b.kind === kind);
   const query = of('query')[0]?.text ?? '';
   if (p.step === 'decompose') {
-    const subQuestions = query
+    // With earlier turns, the scripted rewrite names the previous question's subject.
+    const earlier = of('earlier-turn-user');
+    const standalone = earlier.length > 0 ? `${query.replace(/[.?!]+$/, '')}, about: ${earlier[earlier.length - 1]!.text.replace(/[.?!]+$/, '')}?` : undefined;
+    const subQuestions = (standalone ?? query)
       .split(/\?|,?\s+and\s+(?=(?:who|what|when|where|why|how|which)\b)/i)
       .map((s) => s.trim())
       .filter((s) => contentWords(s).length > 0)
       .map((s) => `${s.replace(/[.?!]+$/, '')}?`);
     return {
       call: p.nonce,
+      ...(standalone !== undefined ? { standaloneQuery: standalone } : {}),
       subQuestions,
       claims: sentences(of('response')[0]?.text ?? ''),
       sources: of('source').map((s) => ({ id: s.id, facts: sentences(s.text) })),
