@@ -191,6 +191,20 @@ export const scoreRecordSchema = z.object({
 });
 export type ScoreRecord = z.infer<typeof scoreRecordSchema>;
 
+/**
+ * The question the query-dependent metrics and the weakness map's topics grade. A follow-up the app
+ * did not condense ("And when was it completed?") has its subject in the turn before: without a
+ * standalone question from the app, it is the previous user message followed by the typed one (measured in
+ * docs/judges.md: `node scripts/conversation-auc.ts`). A condensed query (`typedQuery` set) or a first
+ * turn is graded as it is.
+ */
+export function queryInContext(triplet: Pick<Triplet, 'query' | 'conversation'>): string {
+  const c = triplet.conversation;
+  if (!c || c.typedQuery !== undefined) return triplet.query;
+  for (let i = c.history.length - 1; i >= 0; i--) if (c.history[i]!.role === 'user') return `${c.history[i]!.content}\n${triplet.query}`;
+  return triplet.query;
+}
+
 /** Probe trace ids start with this marker ("ragwatch probe" folded into 8 bytes; see `probes/trace-id.ts`). */
 export const PROBE_TRACE_MARKER = '7261677770726f62';
 

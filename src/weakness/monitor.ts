@@ -11,7 +11,7 @@ import { sharedEmbedder } from '../judges/embedded/cached-embedder.ts';
 import type { Logger } from '../log.ts';
 import type { RecordSink } from '../scorer/record-sinks.ts';
 import type { ReviewStore } from '../store/review-store.ts';
-import type { SampledTriplet, ScoreRecord } from '../triplet.ts';
+import { queryInContext, type SampledTriplet, type ScoreRecord } from '../triplet.ts';
 import { describeCell, type MetricCell, type ScoredAnswer } from './cells.ts';
 import { LiveWeaknessMap } from './live-map.ts';
 import { LiveTopics } from './live-topics.ts';
@@ -89,7 +89,8 @@ export class WeaknessMonitor implements RecordSink {
       this.map.add(answer);
       return;
     }
-    this.topics.observe(triplet.query, (topic) => {
+    // A follow-up's topic is its conversation's: the previous user message comes with it (queryInContext).
+    this.topics.observe(queryInContext(triplet), (topic) => {
       if (topic !== undefined) dims.topic = topic;
       this.map.add(answer);
     });

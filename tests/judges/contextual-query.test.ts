@@ -3,7 +3,7 @@
  * typed question — unless the app condensed it (typedQuery set) or there is no earlier user turn.
  */
 import { describe, expect, it } from 'vitest';
-import { contextualQuery } from '../../src/judges/embedded/embedded-judge.ts';
+import { queryInContext as contextualQuery } from '../../src/triplet.ts';
 
 describe('contextualQuery', () => {
   const history = [{ role: 'user' as const, content: 'Who designed the clock tower?' }, { role: 'assistant' as const, content: 'Robert Chisholm.' }];

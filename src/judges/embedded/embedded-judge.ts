@@ -6,7 +6,7 @@
  * @module
  */
 import { RagwatchError, errorMessage } from '../../errors.ts';
-import type { MetricName, SampledTriplet, ScoreDetails } from '../../triplet.ts';
+import { queryInContext, type MetricName, type SampledTriplet, type ScoreDetails } from '../../triplet.ts';
 import { CachedEmbedder, sharedEmbedder } from './cached-embedder.ts';
 import { selfDistinctness, cosine } from '../self-distinctness.ts';
 import { splitSentences } from '../sentences.ts';
@@ -28,20 +28,6 @@ export interface EmbeddedJudgeOptions {
   embeddingCacheSize?: number;
   /** Worker threads running the model (0: this thread, blocking it during inference). Default 2. */
   threads?: number;
-}
-
-/**
- * The question the query-dependent metrics grade. A follow-up the app did not condense ("And when was
- * it completed?") has its subject in the turn before: without a standalone question from the app, the
- * embedded judge grades the previous user message followed by the typed one (measured in
- * docs/judges.md: `node scripts/conversation-auc.ts`). A condensed query (`typedQuery` set) or a first
- * turn is graded as it is.
- */
-export function contextualQuery(triplet: Pick<SampledTriplet, 'query' | 'conversation'>): string {
-  const c = triplet.conversation;
-  if (!c || c.typedQuery !== undefined) return triplet.query;
-  for (let i = c.history.length - 1; i >= 0; i--) if (c.history[i]!.role === 'user') return `${c.history[i]!.content}\n${triplet.query}`;
-  return triplet.query;
 }
 
 export class EmbeddedJudge implements Judge {
@@ -80,7 +66,7 @@ export class EmbeddedJudge implements Judge {
       const skipped: Partial<Record<MetricName, string>> = {};
       const details: ScoreDetails = { claims: [], subQuestions: [], sources: [], redundantSentences: [] };
 
-      const query = splitSentences(contextualQuery(triplet)).slice(0, this.#maxSentences);
+      const query = splitSentences(queryInContext(triplet)).slice(0, this.#maxSentences);
       const response = splitSentences(triplet.response).slice(0, this.#maxSentences);
       const sources = triplet.sources.flatMap((s) => splitSentences(s.content)).slice(0, this.#maxSentences);
       const vectors = await this.#model!.embed([...query, ...response, ...sources]);
