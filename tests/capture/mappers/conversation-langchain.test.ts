@@ -26,6 +26,11 @@ class FixedRetriever extends BaseRetriever {
   }
 }
 
+interface ChatInput {
+  question: string;
+  history: Array<HumanMessage | AIMessage>;
+}
+
 const FIRST = { q: 'Where is the Chimnabai Clock Tower?', a: 'It is in Vadodara, Gujarat.' };
 let fake: FakeOpenAI;
 let h: Harness;
@@ -39,7 +44,11 @@ beforeAll(async () => {
   const llm = new ChatOpenAI({ model: 'gpt-4o-mini', apiKey: 'test', configuration: { baseURL: fake.baseURL } });
   const retriever = new FixedRetriever();
   const chain = RunnableSequence.from([
-    { context: RunnableLambda.from((i: { question: string }) => i.question).pipe(retriever).pipe((docs: Document[]) => docs.map((d) => d.pageContent).join('\n')), question: (i: { question: string }) => i.question, history: (i: { history: unknown[] }) => i.history },
+    {
+      context: RunnableLambda.from((i: ChatInput) => i.question).pipe(retriever).pipe((docs: Document[]) => docs.map((d) => d.pageContent).join('\n')),
+      question: (i: ChatInput) => i.question,
+      history: (i: ChatInput) => i.history,
+    },
     prompt,
     llm,
     new StringOutputParser(),
