@@ -270,6 +270,19 @@ export function chatTexts(value: AttrValue | undefined): ChatText[] {
   return out;
 }
 
+/**
+ * Why a messages attribute that is present gave no message (for `extract --explain`): not JSON, not a
+ * list, or no item with a role and text. Undefined when absent or readable.
+ */
+export function unreadableMessages(key: string, value: AttrValue | undefined): string | undefined {
+  if (value === undefined || chatTexts(value).length > 0) return undefined;
+  const parsed = jsonOf(value);
+  if (typeof parsed === 'string') return `${key} is not JSON`;
+  const list = Array.isArray(parsed) ? parsed : asObject(parsed)?.['messages'];
+  if (!Array.isArray(list)) return `${key} is not a list of messages`;
+  return list.length === 0 ? undefined : `${key} has no message with a role and text`;
+}
+
 /** Text of the last message with the given role. */
 export function lastOfRole(messages: readonly ChatText[], role: string): string | undefined {
   for (let i = messages.length - 1; i >= 0; i--) if (messages[i]!.role === role) return messages[i]!.content;

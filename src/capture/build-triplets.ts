@@ -301,6 +301,7 @@ export function buildTriplets(spans: readonly CapturedSpan[], options: BuildOpti
     if (isProbeTraceId(span.traceId)) triplet.origin = 'probe';
     const conversation = conversationFor(span, spans, byId, gen, query!, options, explain);
     if (conversation) triplet.conversation = conversation;
+    if (gen.inputMessagesIgnored !== undefined) explain.historyNote = `${explain.historyNote ? `${explain.historyNote}; ` : ''}input messages ignored: ${gen.inputMessagesIgnored}`;
     outcomes.push({ kind: 'triplet', triplet, mapper: mapper.name, explain });
   }
   return outcomes;

@@ -169,6 +169,11 @@ export class Capture {
       const t = outcome.triplet;
       this.#captured.set(t.convention, (this.#captured.get(t.convention) ?? 0) + 1);
       this.#recordLatency(t);
+      const cut = t.conversation?.cut;
+      if (cut) {
+        if (cut.turns > 0) this.#instruments.historyCut.inc({ unit: 'messages' }, cut.turns);
+        if (cut.chars > 0) this.#instruments.historyCut.inc({ unit: 'characters' }, cut.chars);
+      }
       this.#onTriplet(t);
     }
   }

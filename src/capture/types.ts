@@ -64,6 +64,8 @@ export interface GenerationFields {
   outputTokens?: number;
   /** The input messages as text (role + content), for prompt-embedded sources and the last user message. */
   inputMessages?: Array<{ role: string; content: string }>;
+  /** A messages attribute was present but unreadable (malformed): why, for `--explain`; it is ignored. */
+  inputMessagesIgnored?: string;
 }
 
 /** What a convention mapper reads off a retrieval (retriever/reranker/tool) span. */

@@ -11,7 +11,14 @@ import { setSession } from '@arizeai/openinference-core';
 import { context, trace } from '@opentelemetry/api';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildTriplets } from '../../src/capture/build-triplets.ts';
+import { Capture } from '../../src/capture/capture.ts';
 import { conversationOf } from '../../src/capture/conversation.ts';
+import { createMappers } from '../../src/capture/mappers/index.ts';
+import type { CapturedSpan } from '../../src/capture/types.ts';
+import { loadConfig } from '../../src/config/load.ts';
+import { createInstruments } from '../../src/telemetry/instruments.ts';
+import { metricValue } from '../helpers/process.ts';
 import { explainLine } from '../../src/commands/extract.ts';
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/openai-server.ts';
 import { replayOtlp, startHarness, triplets, type Harness } from './helpers/harness.ts';
@@ -103,5 +110,33 @@ describe('history bounds', () => {
     expect(anon.id).toBeUndefined();
     expect(anon.turn).toBe(2);
     expect(anon.history.map((t) => t.content)).toEqual(['q1', 'a1']);
+  });
+});
+
+describe('malformed messages and the cut counter', () => {
+  const span = (attributes: Record<string, string>, spanId: string, parentSpanId?: string): CapturedSpan => ({ traceId: 'c'.repeat(32), spanId, ...(parentSpanId ? { parentSpanId } : {}), name: spanId === 'a'.repeat(16) ? 'chat m' : 'retrieval', kind: 2, startMs: 0, endMs: 1, attributes, events: [], droppedEventsCount: 0, resource: { 'service.name': 'svc' }, scope: 's' });
+  const retrieval = span({ 'gen_ai.operation.name': 'retrieval', 'gen_ai.retrieval.query.text': 'Q?', 'gen_ai.retrieval.documents': JSON.stringify([{ id: 'd', content: 'A is true.' }]) }, 'b'.repeat(16), 'r'.repeat(16));
+  const generation = (messages: string) => span({ 'gen_ai.operation.name': 'chat', 'gen_ai.input.messages': messages, 'gen_ai.output.messages': JSON.stringify([{ role: 'assistant', parts: [{ type: 'text', content: 'A.' }] }]) }, 'a'.repeat(16), 'r'.repeat(16));
+  const root = span({ 'input.value': 'Q?' }, 'r'.repeat(16));
+  const options = { mappers: createMappers(loadConfig({ env: {} }).capture.custom), defaultService: 'x', maxTextChars: 1000 };
+
+  it('a malformed messages attribute is ignored, with the reason in --explain; the triplet is still made', () => {
+    for (const [messages, reason] of [['{not json', 'gen_ai.input.messages is not JSON'], ['{"role":"user"}', 'gen_ai.input.messages is not a list of messages'], ['[{"who":"user"}]', 'gen_ai.input.messages has no message with a role and text']] as const) {
+      const [o] = buildTriplets([root, retrieval, generation(messages)], options);
+      expect(o?.kind, messages).toBe('triplet');
+      expect(explainLine(o!)).toContain(`input messages ignored: ${reason}`);
+    }
+  });
+
+  it('cut messages and characters are counted in ragwatch_conversation_history_cut_total', async () => {
+    const instruments = createInstruments({ processMetrics: false });
+    const capture = new Capture({ config: loadConfig({ env: {}, overrides: { capture: { conversation: { maxTurns: 2, maxChars: 5 } } } }).capture, instruments, onTriplet: () => undefined });
+    const history = Array.from({ length: 6 }, (_, i) => ({ role: i % 2 === 0 ? 'user' : 'assistant', parts: [{ type: 'text', content: `message ${i}` }] }));
+    capture.addSpans([root, retrieval, generation(JSON.stringify([...history, { role: 'user', parts: [{ type: 'text', content: 'Q?' }] }]))], 'otlp');
+    await capture.forceFlush();
+    const text = await instruments.registry.metrics();
+    expect(metricValue(text, 'ragwatch_conversation_history_cut_total', { unit: 'messages' })).toBe(4);
+    expect(metricValue(text, 'ragwatch_conversation_history_cut_total', { unit: 'characters' })).toBe(2 * 4);
+    await capture.shutdown();
   });
 });

@@ -7,7 +7,7 @@
  * joined by span id (`@opentelemetry/instrumentation-openai` emits content only as logs).
  * @module
  */
-import { asObject, chatTexts, contentText, documentOf, documentsOf, firstNum, firstStr, indexed, jsonOf, lastOfRole, str, type ChatText } from '../attributes.ts';
+import { unreadableMessages, asObject, chatTexts, contentText, documentOf, documentsOf, firstNum, firstStr, indexed, jsonOf, lastOfRole, str, type ChatText } from '../attributes.ts';
 import type { AttrValue, CapturedLog, CapturedSpan, ConventionMapper, GenerationFields, RetrievalFields, SpanRole } from '../types.ts';
 import type { Source } from '../../triplet.ts';
 
@@ -120,6 +120,8 @@ export function genAiUsage(span: CapturedSpan): Pick<GenerationFields, 'model' |
 export function genAiGeneration(span: CapturedSpan, logs: readonly CapturedLog[]): GenerationFields {
   const fields: GenerationFields = genAiUsage(span);
   const messages = genAiInputMessages(span, logs);
+  const unreadable = unreadableMessages('gen_ai.input.messages', span.attributes['gen_ai.input.messages']);
+  if (unreadable !== undefined) fields.inputMessagesIgnored = unreadable;
   if (messages.length > 0) fields.inputMessages = messages;
   const query = lastOfRole(messages, 'user');
   if (query !== undefined) fields.query = query;

@@ -6,7 +6,7 @@
  * v7's `OpenTelemetry` integration emits GenAI spans (`chat`, `execute_tool`): the genai mapper.
  * @module
  */
-import { chatTexts, firstNum, firstStr, jsonOf, lastOfRole, asObject, str } from '../attributes.ts';
+import { unreadableMessages, chatTexts, firstNum, firstStr, jsonOf, lastOfRole, asObject, str } from '../attributes.ts';
 import type { CapturedSpan, ConventionMapper, GenerationFields, RetrievalFields, SpanRole } from '../types.ts';
 import { toolQuery, toolSources } from './genai.ts';
 
@@ -35,6 +35,8 @@ export const vercelAiMapper: ConventionMapper = {
       if (typeof system === 'string') messages.unshift({ role: 'system', content: system });
     }
     if (messages.length > 0) fields.inputMessages = messages;
+    const unreadable = unreadableMessages('ai.prompt.messages', a['ai.prompt.messages']);
+    if (unreadable !== undefined) fields.inputMessagesIgnored = unreadable;
     const query = lastOfRole(messages, 'user');
     if (query !== undefined) fields.query = query;
     const response = firstStr(a, ['ai.response.text', 'ai.result.text']);
