@@ -8,10 +8,8 @@ import { registerTelemetry, stepCountIs, streamText, tool } from 'ai';
 import { expect } from 'vitest';
 import { z } from 'zod';
 import { startFakeOpenAI, type FakeOpenAI } from '../../fakes/openai-server.ts';
+import { FIRST } from './follow-up.ts';
 import { RAG, RAG_REPLY, startHarness, type Harness } from './harness.ts';
-
-/** The first exchange of the chat. */
-export const FIRST = { q: 'Where is the Chimnabai Clock Tower?', a: 'It is in Vadodara, Gujarat.' };
 
 /** Runs the follow-up with the integration `telemetry()` makes (after the SDK starts: it takes the tracer provider then) registered; returns the harness and the fake (close both). */
 export async function vercelFollowUp(telemetry: () => Telemetry): Promise<{ h: Harness; fake: FakeOpenAI }> {

@@ -8,13 +8,13 @@ import { createRequire } from 'node:module';
 import { SpanKind, trace } from '@opentelemetry/api';
 import { OpenAIInstrumentation } from '@opentelemetry/instrumentation-openai';
 import type * as OpenAIv6 from 'openai-v6';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, it } from 'vitest';
 import { startFakeOpenAI, type FakeOpenAI } from '../../fakes/openai-server.ts';
+import { expectFollowUp, FIRST } from '../helpers/follow-up.ts';
 import { contextBlock, RAG, RAG_REPLY, startHarness, triplets, type Harness } from '../helpers/harness.ts';
 
 const require = createRequire(import.meta.url);
 const openaiV6 = require('openai-v6') as typeof OpenAIv6;
-const FIRST = { q: 'Where is the Chimnabai Clock Tower?', a: 'It is in Vadodara, Gujarat.' };
 
 let fake: FakeOpenAI;
 let h: Harness;
@@ -50,10 +50,6 @@ afterAll(async () => {
 
 describe('conversation on @opentelemetry/instrumentation-openai (OTel GenAI)', () => {
   it('takes gen_ai.conversation.id from the request span and the earlier turns from the content events', () => {
-    const [t] = triplets(h.outcomes);
-    expect(t?.query).toBe(RAG.query);
-    expect(t?.conversation?.id).toMatch(/^k1_[0-9a-f]{12}$/);
-    expect(t?.conversation?.turn).toBe(2);
-    expect(t?.conversation?.history).toEqual([{ role: 'user', content: FIRST.q }, { role: 'assistant', content: FIRST.a }]);
+    expectFollowUp(triplets(h.outcomes)[0], 'pseudonymised');
   });
 });

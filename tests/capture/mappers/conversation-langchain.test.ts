@@ -17,6 +17,7 @@ import { RunnableLambda, RunnableSequence } from '@langchain/core/runnables';
 import { ChatOpenAI } from '@langchain/openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeOpenAI, type FakeOpenAI } from '../../fakes/openai-server.ts';
+import { expectFollowUp, FIRST } from '../helpers/follow-up.ts';
 import { RAG, RAG_REPLY, startHarness, triplets, type Harness } from '../helpers/harness.ts';
 
 class FixedRetriever extends BaseRetriever {
@@ -31,7 +32,6 @@ interface ChatInput {
   history: Array<HumanMessage | AIMessage>;
 }
 
-const FIRST = { q: 'Where is the Chimnabai Clock Tower?', a: 'It is in Vadodara, Gujarat.' };
 let fake: FakeOpenAI;
 let h: Harness;
 
@@ -66,10 +66,7 @@ afterAll(async () => {
 describe('conversation on OpenInference LangChain.js + setSession', () => {
   it('the ChatOpenAI triplet carries the session, turn 2 and the first exchange', () => {
     const t = triplets(h.outcomes).find((x) => x.conversation !== undefined);
-    expect(t?.query).toBe(RAG.query);
-    expect(t?.conversation?.id).toMatch(/^k1_[0-9a-f]{12}$/);
-    expect(t?.conversation?.turn).toBe(2);
-    expect(t?.conversation?.history).toEqual([{ role: 'user', content: FIRST.q }, { role: 'assistant', content: FIRST.a }]);
+    expectFollowUp(t, 'pseudonymised');
     expect(t?.conversation?.typedQuery).toBeUndefined();
   });
 });

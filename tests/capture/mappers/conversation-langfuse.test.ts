@@ -12,9 +12,9 @@ import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { explainLine } from '../../../src/commands/extract.ts';
 import { startFakeOpenAI, type FakeOpenAI } from '../../fakes/openai-server.ts';
+import { expectFollowUp, FIRST } from '../helpers/follow-up.ts';
 import { contextBlock, RAG, RAG_REPLY, startHarness, triplets, type Harness } from '../helpers/harness.ts';
 
-const FIRST = { q: 'Where is the Chimnabai Clock Tower?', a: 'It is in Vadodara, Gujarat.' };
 let fake: FakeOpenAI;
 let h: Harness;
 
@@ -46,11 +46,7 @@ afterAll(async () => {
 
 describe('conversation on @langfuse/tracing + @langfuse/openai', () => {
   it('the propagated session id is the conversation id; the earlier turns come from the generation input', () => {
-    const [t] = triplets(h.outcomes);
-    expect(t?.query).toBe(RAG.query);
-    expect(t?.conversation?.id).toMatch(/^k1_[0-9a-f]{12}$/);
-    expect(t?.conversation?.turn).toBe(2);
-    expect(t?.conversation?.history).toEqual([{ role: 'user', content: FIRST.q }, { role: 'assistant', content: FIRST.a }]);
+    expectFollowUp(triplets(h.outcomes)[0], 'pseudonymised');
     expect(explainLine(h.outcomes.find((o) => o.kind === 'triplet')!)).toMatch(/conversation<-(session\.id|langfuse\.session\.id) on span/);
   });
 });

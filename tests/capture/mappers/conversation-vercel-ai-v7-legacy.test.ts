@@ -8,8 +8,9 @@ import { LegacyOpenTelemetry } from '@ai-sdk/otel';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { explainLine } from '../../../src/commands/extract.ts';
 import type { FakeOpenAI } from '../../fakes/openai-server.ts';
-import { RAG, triplets, type Harness } from '../helpers/harness.ts';
-import { FIRST, vercelFollowUp } from '../helpers/vercel-chat.ts';
+import { triplets, type Harness } from '../helpers/harness.ts';
+import { expectFollowUp } from '../helpers/follow-up.ts';
+import { vercelFollowUp } from '../helpers/vercel-chat.ts';
 
 let run: { h: Harness; fake: FakeOpenAI } | undefined;
 beforeAll(async () => void (run = await vercelFollowUp(() => new LegacyOpenTelemetry())));
@@ -21,8 +22,8 @@ afterAll(async () => {
 describe('conversation on ai@7 + @ai-sdk/otel LegacyOpenTelemetry', () => {
   it('an anonymous conversation: turn 2, the first exchange as history, no id', () => {
     const [t] = triplets(run!.h.outcomes);
-    expect(t?.query).toBe(RAG.query);
-    expect(t?.conversation).toEqual({ turn: 2, history: [{ role: 'user', content: FIRST.q }, { role: 'assistant', content: FIRST.a }] });
+    expectFollowUp(t, 'anonymous');
+    expect(Object.keys(t!.conversation!)).toEqual(['turn', 'history']);
     const line = explainLine(run!.h.outcomes.find((o) => o.kind === 'triplet')!);
     expect(line).toContain('conversation<-anonymous (no conversation id exported; history from the input messages)');
     expect(line).toContain('history: turn 2, 2 earlier messages kept; query as typed');
