@@ -33,6 +33,11 @@ export interface IngestGuardOptions {
   maxEventLoopDelayMs?: number;
   /** Why the pipeline cannot take more now (e.g. the capture buffer is nearly full), or undefined. Refused whole with 503, so traces are not cut. */
   saturation?: () => string | undefined;
+  /**
+   * Requests in progress needed before a late event loop sheds: lateness with no queue of our own is a
+   * starved host or one long task, which refusing a lone request cannot cure. Default 2.
+   */
+  minActiveToShed?: number;
   /** The event loop's recent delay, milliseconds (default: this process's, {@link eventLoopDelayMs}). */
   loopDelayMs?: () => number;
 }
@@ -71,6 +76,7 @@ export class IngestGuard {
   readonly #maxDelayMs: number;
   readonly #delayMs: () => number;
   readonly #saturation: () => string | undefined;
+  readonly #minActiveToShed: number;
   #active = 0;
   #bytes = 0;
 
@@ -83,6 +89,7 @@ export class IngestGuard {
     this.#maxBytes = options.maxInflightBytes ?? DEFAULT_MAX_INFLIGHT_BYTES;
     this.#maxDelayMs = options.maxEventLoopDelayMs ?? INGEST_DEFAULTS.maxEventLoopDelayMs;
     this.#saturation = options.saturation ?? (() => undefined);
+    this.#minActiveToShed = options.minActiveToShed ?? 2;
     this.#delayMs = options.loopDelayMs ?? (this.#maxDelayMs > 0 ? eventLoopDelayMs : () => 0);
   }
 
@@ -122,7 +129,7 @@ export class IngestGuard {
     if (this.#expected && !timingSafeEqual(digest(authorization ?? ''), this.#expected)) {
       return { status: 401, reason: 'unauthorized', message: 'missing or invalid bearer token' };
     }
-    const delay = this.#maxDelayMs > 0 ? this.#delayMs() : 0;
+    const delay = this.#maxDelayMs > 0 && this.#active >= this.#minActiveToShed ? this.#delayMs() : 0;
     if (delay > this.#maxDelayMs) {
       return { status: 503, reason: 'saturated', message: `ragwatch is busy (its event loop ran ${Math.round(delay)} ms late, server.maxEventLoopDelayMs ${this.#maxDelayMs}); retry later`, retryAfterSeconds: 1 };
     }

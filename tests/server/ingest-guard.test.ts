@@ -146,7 +146,7 @@ describe('over a real socket', () => {
 describe('load shedding before the body is read', () => {
   it('refuses new requests with 503 + Retry-After while the event loop runs later than server.maxEventLoopDelayMs, and admits them again when it catches up', async () => {
     let delayMs = 80;
-    const { send, spans, outcomes } = build({ maxEventLoopDelayMs: 40, loopDelayMs: () => delayMs });
+    const { send, spans, outcomes } = build({ maxEventLoopDelayMs: 40, minActiveToShed: 0, loopDelayMs: () => delayMs });
     const busy = await send(traceBody(3));
     expect(busy.status).toBe(503);
     expect(busy.headers.get('retry-after')).toBe('1');
@@ -158,8 +158,10 @@ describe('load shedding before the body is read', () => {
     expect(outcomes.map((o) => [o.status, o.reason])).toEqual([[503, 'saturated'], [200, 'ok']]);
   });
 
-  it('maxEventLoopDelayMs 0 never sheds; a saturated pipeline (capture buffer nearly full) refuses whole requests', async () => {
-    expect((await build({ maxEventLoopDelayMs: 0, loopDelayMs: () => 10_000 }).send(traceBody(1))).status).toBe(200);
+  it('maxEventLoopDelayMs 0 never sheds, nor does a late loop with no requests of its own in progress; a saturated pipeline (capture buffer nearly full) refuses whole requests', async () => {
+    expect((await build({ maxEventLoopDelayMs: 0, minActiveToShed: 0, loopDelayMs: () => 10_000 }).send(traceBody(1))).status).toBe(200);
+    // A lone request on a starved host (default: 2 others in progress needed) is admitted.
+    expect((await build({ maxEventLoopDelayMs: 40, loopDelayMs: () => 10_000 }).send(traceBody(1))).status).toBe(200);
     let full: string | undefined = 'capture buffer 93 % of capture.maxBufferedSpans';
     const { send, spans } = build({ saturation: () => full });
     const refused = await send(traceBody(4));

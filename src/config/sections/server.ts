@@ -38,8 +38,9 @@ export const serverSection = z
     maxInflightBytes: z.number().int().positive().default(64 * 1024 * 1024),
     /**
      * Shed load when the event loop is late: while the process's event loop has been delayed more than
-     * this in the last ~200 ms (judging, parsing), new OTLP requests get 503 with Retry-After before their
-     * body is read, so /healthz, /metrics and the work already admitted stay responsive at any overload.
+     * this in the last ~200 ms (judging, parsing) and other OTLP requests are in progress, new ones get
+     * 503 with Retry-After before their body is read, so /healthz, /metrics and the work already admitted
+     * stay responsive at any overload (OTLP exporters retry a 503).
      * 0 turns it off. Milliseconds. Default 40.
      */
     maxEventLoopDelayMs: z.number().int().min(0).default(40),
