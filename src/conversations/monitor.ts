@@ -52,8 +52,12 @@ export class ConversationMonitor implements RecordSink {
         if (reason === 'evict' && this.#now() - value.lastMs < windowMs) this.#evicted.inc();
       },
     });
+    // Both gauges read the same tally in one scrape: computed once per scrape instant, not per gauge.
+    let cached: { atMs: number; per: Map<string, { n: number; flagged: number }> } | undefined;
     const tally = () => {
-      const from = this.#now() - windowMs;
+      const now = this.#now();
+      if (cached && cached.atMs === now) return cached.per;
+      const from = now - windowMs;
       const per = new Map<string, { n: number; flagged: number }>();
       for (const s of this.#seen.values()) {
         if (s.lastMs < from) continue;
@@ -62,6 +66,7 @@ export class ConversationMonitor implements RecordSink {
         if (s.flagged) t.flagged++;
         per.set(s.service, t);
       }
+      cached = { atMs: now, per };
       return per;
     };
     new Gauge({

@@ -5,6 +5,7 @@
  * @module
  */
 import type { ScoreRecord } from '../triplet.ts';
+import { escapeHtml } from './layout.ts';
 
 /** One alerted series and its firings (a backtest report's alert, any kind). */
 export interface BacktestSeries {
@@ -20,8 +21,6 @@ const PAD = { left: 48, right: 12, top: 16, bottom: 28 };
 const BUCKETS = 240;
 const BASELINE_MS = 86_400_000;
 const COLORS: Readonly<Record<string, string>> = { change: '#d9480f', burn_rate: '#7048e8', threshold: '#1971c2' };
-
-const esc = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 /** The page: every alerted series of the records, with `cut` per metric (its threshold). */
 export function renderBacktestPage(records: ReadonlyArray<{ ms: number; record: ScoreRecord }>, series: readonly BacktestSeries[], cuts: Readonly<Record<string, number>>): string {
@@ -59,18 +58,18 @@ export function renderBacktestPage(records: ReadonlyArray<{ ms: number; record: 
         .map((v, i) => (v === null ? '' : `${i === 0 || values[i - 1] === null ? 'M' : 'L'}${x(from + (i + 0.5) * step).toFixed(1)},${y(v).toFixed(1)}`))
         .join('');
     const bands = s.firings
-      .map((f) => `<rect x="${x(Date.parse(f.start)).toFixed(1)}" y="${PAD.top}" width="${Math.max(1, x(Date.parse(f.end)) - x(Date.parse(f.start))).toFixed(1)}" height="${H - PAD.top - PAD.bottom}" fill="${COLORS[f.kind] ?? '#868e96'}" opacity="0.18"><title>${esc(`${f.name} (${f.kind}, ${f.severity}) ${f.start} → ${f.end}`)}</title></rect>`)
+      .map((f) => `<rect x="${x(Date.parse(f.start)).toFixed(1)}" y="${PAD.top}" width="${Math.max(1, x(Date.parse(f.end)) - x(Date.parse(f.start))).toFixed(1)}" height="${H - PAD.top - PAD.bottom}" fill="${COLORS[f.kind] ?? '#868e96'}" opacity="0.18"><title>${escapeHtml(`${f.name} (${f.kind}, ${f.severity}) ${f.start} → ${f.end}`)}</title></rect>`)
       .join('');
     const ticks = [0, 0.5, 1].map((q) => `<text x="${PAD.left - 6}" y="${y(q * top) + 4}" text-anchor="end">${(q * top * 100).toFixed(0)} %</text>`).join('');
-    const dates = ([[0, 'start'], [0.5, 'middle'], [1, 'end']] as const).map(([q, anchor]) => `<text x="${x(from + q * (to - from))}" y="${H - 8}" text-anchor="${anchor}">${esc(new Date(from + q * (to - from)).toISOString().slice(0, 16).replace('T', ' '))}</text>`).join('');
-    const kinds = [...new Set(s.firings.map((f) => f.kind))].map((k) => `<span class="key" style="background:${COLORS[k] ?? '#868e96'}"></span>${esc(k)}`).join(' ');
-    return `<section><h2>${esc(s.metric)} · ${esc(s.service)} · ${esc(s.judge)} judge</h2><p>share of answers at or below ${cut} (solid), the day before (dashed); fired: ${kinds}</p>
-<svg viewBox="0 0 ${W} ${H}" width="100%" role="img" aria-label="${esc(`${s.metric} ${s.service}`)}">${bands}<line x1="${PAD.left}" y1="${H - PAD.bottom}" x2="${W - PAD.right}" y2="${H - PAD.bottom}" stroke="#adb5bd"/>${ticks}${dates}<path d="${path(baseline)}" fill="none" stroke="#495057" stroke-dasharray="6 4"/><path d="${path(share)}" fill="none" stroke="#212529" stroke-width="1.5"/></svg></section>`;
+    const dates = ([[0, 'start'], [0.5, 'middle'], [1, 'end']] as const).map(([q, anchor]) => `<text x="${x(from + q * (to - from))}" y="${H - 8}" text-anchor="${anchor}">${escapeHtml(new Date(from + q * (to - from)).toISOString().slice(0, 16).replace('T', ' '))}</text>`).join('');
+    const kinds = [...new Set(s.firings.map((f) => f.kind))].map((k) => `<span class="key" style="background:${COLORS[k] ?? '#868e96'}"></span>${escapeHtml(k)}`).join(' ');
+    return `<section><h2>${escapeHtml(s.metric)} · ${escapeHtml(s.service)} · ${escapeHtml(s.judge)} judge</h2><p>share of answers at or below ${cut} (solid), the day before (dashed); fired: ${kinds}</p>
+<svg viewBox="0 0 ${W} ${H}" width="100%" role="img" aria-label="${escapeHtml(`${s.metric} ${s.service}`)}">${bands}<line x1="${PAD.left}" y1="${H - PAD.bottom}" x2="${W - PAD.right}" y2="${H - PAD.bottom}" stroke="#adb5bd"/>${ticks}${dates}<path d="${path(baseline)}" fill="none" stroke="#495057" stroke-dasharray="6 4"/><path d="${path(share)}" fill="none" stroke="#212529" stroke-width="1.5"/></svg></section>`;
   });
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>ragwatch alerts backtest</title><style>
 body{font:14px system-ui,sans-serif;margin:24px;color:#212529}h1{font-size:20px}h2{font-size:15px;margin:24px 0 4px}p{margin:0 0 6px;color:#495057}
 svg text{font-size:11px;fill:#495057}.key{display:inline-block;width:12px;height:12px;margin:0 4px 0 8px;vertical-align:-1px;opacity:.5}</style></head><body>
-<h1>ragwatch alerts backtest</h1><p>${records.length} records from ${esc(new Date(from).toISOString())} to ${esc(new Date(to).toISOString())}; ${series.length} alerted series.</p>
+<h1>ragwatch alerts backtest</h1><p>${records.length} records from ${escapeHtml(new Date(from).toISOString())} to ${escapeHtml(new Date(to).toISOString())}; ${series.length} alerted series.</p>
 ${charts.join('\n') || '<p>No alert fired.</p>'}
 </body></html>
 `;

@@ -14,7 +14,7 @@ import type { QualityStatus } from '../metrics/score-metrics.ts';
 import type { AlertNotice } from '../metrics/notifier.ts';
 import type { SuiteRuns } from '../probes/run-view.ts';
 import type { SloAlert } from '../slo/monitor.ts';
-import { escapeHtml as h, renderPage, suiteAnchor as anchor } from './layout.ts';
+import { escapeHtml as h, fmt2 as f2, renderPage, suiteAnchor as anchor } from './layout.ts';
 
 /** Everything the front door shows, gathered by the route. */
 export interface FrontDoor {
@@ -34,7 +34,6 @@ export interface FrontDoor {
   lagMessages?: number;
 }
 
-const f2 = (v: number | null | undefined) => (v === null || v === undefined || !Number.isFinite(v) ? '–' : v.toFixed(2));
 const pct = (v: number | null | undefined) => (v === null || v === undefined ? '–' : `${(v * 100).toFixed(0)} %`);
 const ago = (nowMs: number, ms: number) => {
   const s = Math.max(0, Math.round((nowMs - ms) / 1000));

@@ -11,6 +11,9 @@ export function escapeHtml(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
 }
 
+/** A number to two decimals, `–` when absent or not finite. */
+export const fmt2 = (v: number | null | undefined): string => (v === null || v === undefined || !Number.isFinite(v) ? '–' : v.toFixed(2));
+
 /** The page anchor of a probe suite (names are any UTF-8: percent-encoded, then escaped where written). */
 export const suiteAnchor = (suite: string): string => `suite-${encodeURIComponent(suite)}`;
 

@@ -7,9 +7,8 @@
  */
 import { promqlString } from '../config/display-name.ts';
 import type { ProbeMiss, ProbeRun, SuiteRuns } from '../probes/run-view.ts';
-import { escapeHtml as h, renderPage, suiteAnchor as anchor } from './layout.ts';
+import { escapeHtml as h, fmt2 as f2, renderPage, suiteAnchor as anchor } from './layout.ts';
 
-const f2 = (v: number | null | undefined) => (v === null || v === undefined ? '–' : v.toFixed(2));
 
 function compare(last: ProbeRun, previous: ProbeRun | undefined): string {
   const rows: Array<[string, (r: ProbeRun) => string]> = [
