@@ -11,8 +11,10 @@ import { join } from 'node:path';
 import { Registry } from 'prom-client';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ChangeMonitor } from '../../src/change/monitor.ts';
+import { changeAlertName } from '../../src/change/rules.ts';
 import { loadConfig } from '../../src/config/load.ts';
 import { configSummary } from '../../src/config/summary.ts';
+import { generateRules } from '../../src/roles/rules.ts';
 import { AlertNotifier } from '../../src/metrics/notifier.ts';
 import { QualityMonitor } from '../../src/roles/quality.ts';
 import { createApiApp } from '../../src/server/api-app.ts';
@@ -110,4 +112,15 @@ describe('ChangeMonitor', () => {
     // Without the saved baseline, the same 30 minutes page nothing (no baseline yet).
     expect(simulate(5, 30, 0.2, () => 0.3, { startMs: before.endMs + 60_000 }).firings).toEqual([]);
   });
+});
+
+describe('change rules', () => {
+  const config = loadConfig({ env: {}, overrides: { alerts: { metrics: { groundedness: { threshold: 0.8, severity: 'page' }, answer_relevancy: { threshold: 0.2, severity: 'ticket' } } } } });
+  it('are generated for page-severity metrics only, unless a metric says otherwise', () => {
+    const names = (c: typeof config) => generateRules(c).groups.flatMap((g) => g.rules.map((r) => r.alert)).filter((a) => String(a).endsWith('Drop'));
+    expect(names(config)).toEqual([changeAlertName('groundedness')]);
+    const on = loadConfig({ env: {}, overrides: { alerts: { metrics: { groundedness: { threshold: 0.8, severity: 'page', change: false }, answer_relevancy: { threshold: 0.2, severity: 'ticket', change: true } } } } });
+    expect(names(on)).toEqual(['RagwatchAnswerRelevancyDrop']);
+  });
+
 });

@@ -14,7 +14,7 @@ import { loadConfig } from '../../src/config/load.ts';
 import { silentLogger } from '../../src/log.ts';
 import { startApp, type RunningApp } from '../../src/roles/start.ts';
 import type { ScoreRecord } from '../../src/triplet.ts';
-import { CLOCK_TOWER, openInferenceTrace } from '../helpers/otlp.ts';
+import { CLOCK_TOWER, openInferenceTrace, postOtlp } from '../helpers/otlp.ts';
 import { metricValue, waitFor } from '../helpers/process.ts';
 
 const CONVERSATIONS = 40;
@@ -47,7 +47,7 @@ beforeAll(async () => {
     const first = { ...CLOCK_TOWER, sessionId };
     const second = { ...CLOCK_TOWER, sessionId, query: 'When was the Chimnabai Clock Tower completed?', history: [{ role: 'user' as const, content: CLOCK_TOWER.query }, { role: 'assistant' as const, content: CLOCK_TOWER.response }] };
     for (const req of [first, second]) {
-      const res = await fetch(otlp, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(openInferenceTrace(req).body) });
+      const res = await postOtlp(otlp, JSON.stringify(openInferenceTrace(req).body));
       expect(res.status).toBe(200);
     }
   }

@@ -4,7 +4,7 @@
  * response_self_distinctness observation; SIGTERM stops it cleanly within 5 s.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLOCK_TOWER, openInferenceTrace } from '../helpers/otlp.ts';
+import { CLOCK_TOWER, openInferenceTrace, postOtlp } from '../helpers/otlp.ts';
 import { freePort, metricValue, spawnRagwatch, waitFor, type RagwatchProcess } from '../helpers/process.ts';
 
 describe('ragwatch start (real process, real ports)', () => {
@@ -35,7 +35,7 @@ describe('ragwatch start (real process, real ports)', () => {
 
   it('captures a posted OpenInference trace and scores it with the embedded judge within 10 s', async () => {
     const { body } = openInferenceTrace(CLOCK_TOWER);
-    const res = await fetch(`${otlp}/v1/traces`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const res = await postOtlp(`${otlp}/v1/traces`, JSON.stringify(body));
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({});
 
@@ -55,7 +55,7 @@ describe('ragwatch start (real process, real ports)', () => {
   });
 
   it('answers 400 with a reason for a malformed body and stays healthy', async () => {
-    const res = await fetch(`${otlp}/v1/traces`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"resourceSpans": [' });
+    const res = await postOtlp(`${otlp}/v1/traces`, '{"resourceSpans": [');
     expect(res.status).toBe(400);
     expect((await res.json()) as { message: string }).toMatchObject({ message: expect.stringMatching(/JSON/) });
     expect((await fetch(`${http}/healthz`)).status).toBe(200);

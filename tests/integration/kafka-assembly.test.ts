@@ -9,13 +9,18 @@
  * assembler joins while every trace is half-buffered in the first: each trace is still assembled
  * once, complete (no re-read spans twice in one trace, no incomplete leftovers at the old owner);
  * then the first stops gracefully with traces half-buffered and hands them over whole.
+ *
+ * Why it takes about 90 s: seven role processes in turn, a SIGKILL and restart, two rebalances (each
+ * a consumer-group round trip the mock cluster delays by seconds), and an idle time longer than a
+ * rebalance so half-buffered traces wait through it — the process boundary and the rebalance are the
+ * subject, so none of it runs in process.
  */
 import { randomUUID } from 'node:crypto';
 import { Kafka, logLevel } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SampledTriplet, ScoreRecord } from '../../src/triplet.ts';
 import { haveKcat, startKafkaMock, type KafkaMock } from '../helpers/kafka-mock.ts';
-import { openInferenceTrace } from '../helpers/otlp.ts';
+import { openInferenceTrace, postOtlp } from '../helpers/otlp.ts';
 import { waitFor } from '../helpers/process.ts';
 import { readTopic, readTopicOnce, roleConfig, scrape, startRole, type RoleProcess, type TopicReader } from './kafka-process.ts';
 
@@ -46,7 +51,7 @@ function halves(i: number, tag: string, services?: [string, string]): { traceId:
 }
 
 async function post(url: string, body: string): Promise<void> {
-  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+  const res = await postOtlp(url, body);
   if (res.status !== 200) throw new Error(`OTLP POST answered ${res.status}: ${await res.text()}`);
 }
 

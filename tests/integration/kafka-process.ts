@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { Kafka, logLevel, type Consumer, type KafkaMessage } from 'kafkajs';
-import { openInferenceTrace } from '../helpers/otlp.ts';
+import { openInferenceTrace, postOtlp } from '../helpers/otlp.ts';
 import { metricValue } from '../helpers/process.ts';
 
 const CLI = fileURLToPath(new URL('../../src/cli.ts', import.meta.url));
@@ -142,7 +142,7 @@ export async function sendTraces(otlpUrl: string, count: number, perRequest = 50
       ids.push(traceId);
       resourceSpans.push(...(body.resourceSpans as unknown[]));
     }
-    const res = await fetch(otlpUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ resourceSpans }) });
+    const res = await postOtlp(otlpUrl, JSON.stringify({ resourceSpans }));
     if (res.status !== 200) throw new Error(`OTLP POST answered ${res.status}: ${await res.text()}`);
   }
   return ids;

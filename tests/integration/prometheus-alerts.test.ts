@@ -16,7 +16,7 @@ import { createApiApp } from '../../src/server/api-app.ts';
 import { listen, type RunningServer } from '../../src/roles/serve.ts';
 import type { SampledTriplet, ScoreRecord } from '../../src/triplet.ts';
 import { LexicalJudge } from '../helpers/lexical-judge.ts';
-import { openInferenceTrace, hexId } from '../helpers/otlp.ts';
+import { hexId, openInferenceTrace, postOtlp } from '../helpers/otlp.ts';
 import { freePort, metricValue, waitFor } from '../helpers/process.ts';
 import { haveBinaries, promAlerts, promQuery, scratchDir, startAlertmanager, startPrometheus, type LoopbackProcess } from '../helpers/prometheus.ts';
 
@@ -118,7 +118,7 @@ describe.skipIf(!haveBinaries('live Prometheus/Alertmanager test', 'prometheus',
     const traceId = hexId(16);
     if (req === UNGROUNDED) sentUngrounded.push(traceId);
     const { body } = openInferenceTrace({ ...req, service: SERVICE, traceId, startMs: Date.now() - 1_000 });
-    await fetch(`${otlpUrl}/v1/traces`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }).catch(() => undefined);
+    await postOtlp(`${otlpUrl}/v1/traces`, JSON.stringify(body)).catch(() => undefined);
   }
 
   afterAll(async () => {

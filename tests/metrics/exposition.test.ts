@@ -1,7 +1,7 @@
 /**
- * ragwatch's own exposition: `promtool check metrics` passes (prom-client's default Node metrics
- * excluded, promtool flags their names), the OpenMetrics variant carries trace-id exemplars, and
- * the series count stays within the configured bound however many triplets are scored.
+ * ragwatch's own exposition: the OpenMetrics variant carries trace-id exemplars, and the series count
+ * stays within the configured bound however many triplets are scored. `promtool check metrics`:
+ * `exposition.integration.test.ts`.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/load.ts';
@@ -10,42 +10,14 @@ import { openMetrics } from '../../src/metrics/openmetrics.ts';
 import { QualityMonitor } from '../../src/roles/quality.ts';
 import { instrumentsOptionsFromConfig } from '../../src/telemetry/instruments.ts';
 import { Scorer } from '../../src/scorer/scorer.ts';
-import type { SampledTriplet } from '../../src/triplet.ts';
 import { LexicalJudge } from '../helpers/lexical-judge.ts';
-import { haveBinaries, promtool } from '../helpers/prometheus.ts';
+import { triplet } from './exposition-traffic.ts';
 
 const MAX_SERVICES = 5;
-const ROUTES = 50;
-
-function triplet(i: number): SampledTriplet {
-  const grounded = i % 3 !== 0;
-  return {
-    id: `t${i}`,
-    traceId: `trace-${i.toString(16).padStart(8, '0')}`,
-    spanId: `s${i}`,
-    service: `svc-${i % 50}`,
-    route: `/route-${i % ROUTES}`,
-    timestamp: new Date().toISOString(),
-    query: 'When was the Chimnabai Clock Tower completed?',
-    sources: [{ content: 'The Chimnabai Clock Tower was completed in 1896.' }],
-    response: grounded ? 'The Chimnabai Clock Tower was completed in 1896.' : 'It was completed in 1856 by Napoleon.',
-    latency: { durationMs: 10 },
-    convention: 'openinference',
-    sampling: { weight: 1 + (i % 4), stratum: 'default', rule: 'test' },
-  };
-}
 
 /** Sample lines (series) of an exposition, without comments and without prom-client's process metrics. */
 function series(text: string): string[] {
   return text.split('\n').filter((l) => l !== '' && !l.startsWith('#') && !l.startsWith('ragwatch_process_'));
-}
-
-/** The exposition without prom-client's default process metric families. */
-function ownFamilies(text: string): string {
-  return text
-    .split('\n\n')
-    .filter((block) => !/^# HELP ragwatch_process_/.test(block))
-    .join('\n\n');
 }
 
 describe('exposition', () => {
@@ -100,12 +72,5 @@ describe('exposition', () => {
     expect(om).toMatch(/^ragwatch_score_ratio_bucket\{[^}]*\} [\d.e+]+ # \{trace_id="trace-[0-9a-f]{8}"\} [\d.]+ \d+\.\d{3}$/m);
     expect(om).toMatch(/^# TYPE ragwatch_score_samples counter$/m);
     expect(om).toMatch(/^ragwatch_score_samples_total\{/m);
-  });
-
-  it.skipIf(!haveBinaries('promtool check metrics', 'promtool'))('promtool check metrics passes on ragwatch own series', async () => {
-    const text = ownFamilies(await scrape());
-    expect(text).not.toContain('ragwatch_process_');
-    const r = promtool(['check', 'metrics'], text);
-    expect(r.status, r.stdout + r.stderr).toBe(0);
   });
 });

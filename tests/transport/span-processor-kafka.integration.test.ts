@@ -13,7 +13,7 @@ import { haveKcat, startKafkaMock, type KafkaMock } from '../helpers/kafka-mock.
 import { readTopic, type TopicReader } from '../integration/kafka-process.ts';
 import { waitFor } from '../helpers/process.ts';
 
-const enabled = haveKcat('tests/transport/span-processor-kafka.test.ts');
+const enabled = haveKcat('tests/transport/span-processor-kafka.integration.test.ts');
 
 describe.skipIf(!enabled)('RagwatchSpanProcessor producing to Kafka', () => {
   let mock: KafkaMock;

@@ -4,6 +4,10 @@
  * scraped `ragwatch start` fed by `npm run demo` traffic — every expression evaluates and returns
  * a non-empty result, except the panels listed in EMPTY_ON_START with the reason. The same live
  * setup (the chart's test-alert config and its `ragwatch rules`) proves docs/deploy.md's test alert fires.
+ *
+ * Why it takes about a minute: two live stacks (start + demo + Prometheus; collector + assembler +
+ * scorer over the Kafka mock), each waiting for real Prometheus scrapes (the first ~5 s after start),
+ * two scheduled probe runs, and a consumer-group join (the mock delays a first join by 3 s).
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -49,7 +53,7 @@ const FLAGGED = 'ragwatch_weakness_flagged';
 
 /** Series no demo produces, in either mode; each is checked elsewhere on real data (the reason says where). */
 const NOT_IN_DEMO: Record<string, string> = {
-  ragwatch_exam_: 'exams are taken per release by `ragwatch exam take` (tests/exams/e2e.test.ts checks the series); the demo takes none',
+  ragwatch_exam_: 'exams are taken per release by `ragwatch exam take` (tests/exams/e2e.integration.test.ts checks the series); the demo takes none',
   'window="baseline"': 'a change baseline needs alerts.change.minBaselineSamples judged answers (1000 by default: two hours at 0.2/s); the test instance asks a million (tests/change/monitor.test.ts checks the series)',
   ragwatch_conversations_flagged_ratio: 'the demo traffic carries no conversation id (tests/e2e/conversations.test.ts checks the series)',
   ragwatch_slo_: 'SLOs are opt-in per metric (alerts.metrics.<metric>.slo); the demo configures none (tests/slo/slo.test.ts checks the series)',

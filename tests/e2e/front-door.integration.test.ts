@@ -17,7 +17,7 @@ import { silentLogger } from '../../src/log.ts';
 import { startApp, type RunningApp } from '../../src/roles/start.ts';
 import { NAV_PAGES } from '../../src/server/layout.ts';
 import { inChromium } from '../helpers/chromium.ts';
-import { CLOCK_TOWER, openInferenceTrace } from '../helpers/otlp.ts';
+import { CLOCK_TOWER, openInferenceTrace, postOtlp } from '../helpers/otlp.ts';
 import { BIN, freePort, metricValue, ROOT, waitFor } from '../helpers/process.ts';
 import { haveBinaries } from '../helpers/prometheus.ts';
 
@@ -56,7 +56,7 @@ beforeAll(async () => {
   http = `http://127.0.0.1:${app.http.port}`;
   await waitFor(() => app.pipeline.ready, 60_000);
   for (let i = 0; i < 6; i++) {
-    const res = await fetch(`http://127.0.0.1:${otlpPort}/v1/traces`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(openInferenceTrace(CLOCK_TOWER).body) });
+    const res = await postOtlp(`http://127.0.0.1:${otlpPort}/v1/traces`, JSON.stringify(openInferenceTrace(CLOCK_TOWER).body));
     expect(res.status).toBe(200);
   }
   await waitFor(() => app.quality.status().alerts.some((a) => a.state === 'firing'), 30_000);

@@ -9,6 +9,7 @@ import { changeAlertName, changeRulesFromConfig } from '../../src/change/rules.t
 import { loadConfig } from '../../src/config/load.ts';
 import { generateRules } from '../../src/roles/rules.ts';
 import { haveBinaries, promtool, scratchDir } from '../helpers/prometheus.ts';
+import { counterValues } from '../helpers/promtool-series.ts';
 import { record } from './simulate.ts';
 
 const config = loadConfig({ env: {}, overrides: { alerts: { metrics: { groundedness: { threshold: 0.8, severity: 'page' }, answer_relevancy: { threshold: 0.2, severity: 'ticket' } } } } });
@@ -24,13 +25,6 @@ interface Scenario {
   checks: number[];
   /** A calibration: P(good) of a score (metrics `on: calibrated`). */
   pGood?: (score: number) => number;
-}
-
-/** Cumulative counter values per minute from `perMinute(i)` (i ≥ 1), as promtool's explicit value list. */
-function series(minutes: number, perMinute: (i: number) => number): string {
-  const out: number[] = [0];
-  for (let i = 1; i <= minutes; i++) out.push(out[i - 1]! + perMinute(i));
-  return out.join(' ');
 }
 
 /** The in-process monitor fed the same answers, evaluated every minute; the firing services of the tier at each check. */
@@ -60,16 +54,16 @@ function promtoolAgrees(sc: Scenario, expected: Map<number, string[]>, write: (n
   const input = SERVICES.flatMap((service) => {
     const l = `metric="groundedness",judge="llm",service="${service}"`;
     return [
-      { series: `ragwatch_score_ratio_bucket{${l},le="0.8"}`, values: series(sc.minutes, (i) => sc.flaggedAt(service, i)) },
-      { series: `ragwatch_score_ratio_count{${l}}`, values: series(sc.minutes, () => PER_MINUTE) },
-      { series: `ragwatch_score_weight_squares_total{${l}}`, values: series(sc.minutes, () => PER_MINUTE) },
-      { series: `ragwatch_score_samples_total{${l}}`, values: series(sc.minutes, () => PER_MINUTE) },
-      { series: `ragwatch_score_ratio_sum{${l}}`, values: series(sc.minutes, (i) => PER_MINUTE - 0.5 * sc.flaggedAt(service, i)) },
+      { series: `ragwatch_score_ratio_bucket{${l},le="0.8"}`, values: counterValues(sc.minutes, (i) => sc.flaggedAt(service, i)) },
+      { series: `ragwatch_score_ratio_count{${l}}`, values: counterValues(sc.minutes, () => PER_MINUTE) },
+      { series: `ragwatch_score_weight_squares_total{${l}}`, values: counterValues(sc.minutes, () => PER_MINUTE) },
+      { series: `ragwatch_score_samples_total{${l}}`, values: counterValues(sc.minutes, () => PER_MINUTE) },
+      { series: `ragwatch_score_ratio_sum{${l}}`, values: counterValues(sc.minutes, (i) => PER_MINUTE - 0.5 * sc.flaggedAt(service, i)) },
       // What the calibration consumer exports: Σw and Σw·P(good) of the calibrated scores.
       ...(sc.pGood
         ? [
-            { series: `ragwatch_score_calibrated_ratio_count{${l}}`, values: series(sc.minutes, () => PER_MINUTE) },
-            { series: `ragwatch_score_calibrated_ratio_sum{${l}}`, values: series(sc.minutes, (i) => sc.flaggedAt(service, i) * sc.pGood!(0.5) + (PER_MINUTE - sc.flaggedAt(service, i)) * sc.pGood!(1)) },
+            { series: `ragwatch_score_calibrated_ratio_count{${l}}`, values: counterValues(sc.minutes, () => PER_MINUTE) },
+            { series: `ragwatch_score_calibrated_ratio_sum{${l}}`, values: counterValues(sc.minutes, (i) => sc.flaggedAt(service, i) * sc.pGood!(0.5) + (PER_MINUTE - sc.flaggedAt(service, i)) * sc.pGood!(1)) },
           ]
         : []),
     ];
@@ -86,14 +80,7 @@ function promtoolAgrees(sc: Scenario, expected: Map<number, string[]>, write: (n
   expect(r.stdout).toContain('SUCCESS');
 }
 
-describe('change rules', () => {
-  it('are generated for page-severity metrics only, unless a metric says otherwise', () => {
-    const names = (c: typeof config) => generateRules(c).groups.flatMap((g) => g.rules.map((r) => r.alert)).filter((a) => String(a).endsWith('Drop'));
-    expect(names(config)).toEqual([changeAlertName('groundedness')]);
-    const on = loadConfig({ env: {}, overrides: { alerts: { metrics: { groundedness: { threshold: 0.8, severity: 'page', change: false }, answer_relevancy: { threshold: 0.2, severity: 'ticket', change: true } } } } });
-    expect(names(on)).toEqual(['RagwatchAnswerRelevancyDrop']);
-  });
-
+describe('change rules × promtool', () => {
   const enabled = haveBinaries('change rules × promtool', 'promtool');
   const s = scratchDir('ragwatch-change-rules-');
   afterAll(() => s.cleanup());
