@@ -175,6 +175,8 @@ export const scoreRecordSchema = z.object({
   route: z.string().optional(),
   /** The triplet's release (`service.version`), when known. */
   release: z.string().optional(),
+  /** The triplet's generation model, when known (slices, docs/alerts.md). */
+  model: z.string().optional(),
   stratum: z.string(),
   weight: z.number().positive().finite(),
   timestamp: z.string(),

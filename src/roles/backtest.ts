@@ -1,8 +1,8 @@
 /**
  * `ragwatch alerts backtest`: replays score records (as `ragwatch score` prints them and the scores
  * topic carries them) in the order of their `timestamp` through the same evaluators as a scoring
- * process — the threshold alerts of `metrics/`, the change alerts of `change/` and the SLOs' burn-rate
- * alerts of `slo/` — on a simulated
+ * process — the threshold alerts of `metrics/`, the change alerts of `change/`, the SLOs' burn-rate
+ * alerts of `slo/`, and the slice alerts and release verdicts of `slices/` — on a simulated
  * clock stepped at `alerts.evaluationIntervalMs`, and reports every alert's firing intervals.
  * Nothing is notified and nothing is written.
  * @module
@@ -12,13 +12,17 @@ import { changeAlertName, changeRulesFromConfig } from '../change/rules.ts';
 import type { RagwatchConfig } from '../config/schema.ts';
 import { requireDurationMs } from '../metrics/duration.ts';
 import { ScoreMetrics } from '../metrics/score-metrics.ts';
+import { SliceMonitor } from '../slices/monitor.ts';
+import { sliceAlertName } from '../slices/notice.ts';
+import { sliceSettingsFromConfig } from '../slices/settings.ts';
+import type { ReleaseVerdict } from '../slices/statistic.ts';
 import { SloMonitor } from '../slo/monitor.ts';
 import { sloAlertName, sloRulesFromConfig } from '../slo/rules.ts';
 import { createInstruments, instrumentsOptionsFromConfig } from '../telemetry/instruments.ts';
 import { METRIC_NAMES, scoreRecordSchema, type ScoreRecord } from '../triplet.ts';
 
 /** The kinds of alert a backtest replays. */
-export type BacktestKind = 'threshold' | 'change' | 'burn_rate';
+export type BacktestKind = 'threshold' | 'change' | 'burn_rate' | 'slice';
 
 /** One alert instance and when it fired. */
 export interface BacktestAlert {
@@ -28,7 +32,18 @@ export interface BacktestAlert {
   service: string;
   severity: string;
   kind: BacktestKind;
+  /** The slice a slice alert names, e.g. `{ "release": "v2" }`. */
+  slice?: Record<string, string>;
   firings: Array<{ start: string; end: string }>;
+}
+
+/** How one candidate release's verdict against its service's baseline release changed over the replay. */
+export interface BacktestRelease {
+  service: string;
+  release: string;
+  baseline: string;
+  /** Each change of verdict, from the first evaluation that compared the release. */
+  verdicts: Array<{ verdict: ReleaseVerdict; since: string }>;
 }
 
 /** What a backtest found. */
@@ -39,6 +54,8 @@ export interface BacktestReport {
   from: string | null;
   to: string | null;
   alerts: BacktestAlert[];
+  /** The release comparisons (deploy gate) over the replay. */
+  releases: BacktestRelease[];
   /** Lines not replayed, with the reason (line numbers from 1). */
   rejected: Array<{ line: number; reason: string }>;
   /** Lines past the first 100 rejected ones, counted only. */
@@ -111,7 +128,7 @@ export async function backtest(config: RagwatchConfig, lines: Iterable<string> |
 }
 
 /** Replays score records, already in timestamp order, through the alert evaluators of `config` (no notification). */
-export function replay(config: RagwatchConfig, records: ReadonlyArray<{ ms: number; record: ScoreRecord }>): Pick<BacktestReport, 'records' | 'from' | 'to' | 'alerts'> {
+export function replay(config: RagwatchConfig, records: ReadonlyArray<{ ms: number; record: ScoreRecord }>): Pick<BacktestReport, 'records' | 'from' | 'to' | 'alerts' | 'releases'> {
   // No notification leaves a backtest, whatever the configuration says.
   const quiet: RagwatchConfig = { ...config, alerts: { ...config.alerts, alertmanager: { ...config.alerts.alertmanager, url: undefined }, webhook: { ...config.alerts.webhook, url: undefined } }, metrics: { ...config.metrics, processMetrics: false } };
   let now = records[0]?.ms ?? 0;
@@ -119,6 +136,8 @@ export function replay(config: RagwatchConfig, records: ReadonlyArray<{ ms: numb
   const scores = new ScoreMetrics({ config: quiet, instruments: createInstruments(instrumentsOptionsFromConfig(quiet)), now: clock });
   const change = new ChangeMonitor({ ...changeRulesFromConfig(quiet.alerts), now: clock, serviceOf: (r) => scores.serviceOf(r) });
   const slo = new SloMonitor({ rules: sloRulesFromConfig(quiet.alerts), now: clock, serviceOf: (r) => scores.serviceOf(r), keepFiringForMs: requireDurationMs(quiet.alerts.keepFiringFor) });
+  const slices = new SliceMonitor({ ...sliceSettingsFromConfig(quiet.alerts), now: clock, serviceOf: (r) => scores.serviceOf(r) });
+  const releases = new Map<string, BacktestRelease>();
   const step = quiet.alerts.evaluationIntervalMs;
   const open = new Map<string, { alert: BacktestAlert; startMs: number }>();
   const done = new Map<string, BacktestAlert>();
@@ -131,6 +150,16 @@ export function replay(config: RagwatchConfig, records: ReadonlyArray<{ ms: numb
     const firing = new Map<string, Omit<BacktestAlert, 'firings'>>();
     for (const a of scores.evaluator.evaluate()) if (a.state === 'firing') firing.set(`threshold\u0000${a.name}\u0000${a.judge}\u0000${a.service}`, { name: a.name, metric: a.metric, judge: a.judge, service: a.service, severity: a.severity, kind: 'threshold' });
     for (const c of change.evaluate()) firing.set(`change\u0000${c.tier}\u0000${c.metric}\u0000${c.judge}\u0000${c.service}`, { name: changeAlertName(c.metric, c.tier), metric: c.metric, judge: c.judge, service: c.service, severity: c.tier, kind: 'change' });
+    for (const s of slices.evaluate()) firing.set(`slice\u0000${s.metric}\u0000${s.judge}\u0000${s.service}\u0000${s.dimension}\u0000${s.slice}`, { name: sliceAlertName(s.metric), metric: s.metric, judge: s.judge, service: s.service, severity: 'page', kind: 'slice', slice: { [s.dimension]: s.slice } });
+    for (const r of slices.releases()) {
+      for (const rel of r.releases) {
+        if (!rel.verdict) continue;
+        const key = `${r.service}\u0000${rel.release}`;
+        const entry = releases.get(key) ?? { service: r.service, release: rel.release, baseline: r.baseline, verdicts: [] };
+        releases.set(key, entry);
+        if (entry.verdicts.at(-1)?.verdict !== rel.verdict) entry.verdicts.push({ verdict: rel.verdict, since: new Date(now).toISOString() });
+      }
+    }
     for (const a of slo.evaluate()) firing.set(`burn_rate\u0000${a.severity}\u0000${a.metric}\u0000${a.judge}\u0000${a.service}`, { name: sloAlertName(a.metric), metric: a.metric, judge: a.judge, service: a.service, severity: a.severity, kind: 'burn_rate' });
     for (const key of [...open.keys()]) if (!firing.has(key)) close(key, now);
     for (const [key, a] of firing) {
@@ -152,6 +181,7 @@ export function replay(config: RagwatchConfig, records: ReadonlyArray<{ ms: numb
     scores.onRecord(record);
     change.onRecord(record);
     slo.onRecord(record);
+    slices.onRecord(record);
   }
   // One last evaluation after the last record closes what is still firing there.
   if (records.length > 0) {
@@ -165,5 +195,6 @@ export function replay(config: RagwatchConfig, records: ReadonlyArray<{ ms: numb
     from: records[0] ? new Date(records[0].ms).toISOString() : null,
     to: last ? new Date(last.ms).toISOString() : null,
     alerts: [...done.values()].sort((a, b) => a.firings[0]!.start.localeCompare(b.firings[0]!.start) || a.name.localeCompare(b.name)),
+    releases: [...releases.values()],
   };
 }

@@ -21,6 +21,9 @@ import { examplesBaseUrl } from '../metrics/rules.ts';
 import { ScoreMetrics, retentionMs, type QualityStatus } from '../metrics/score-metrics.ts';
 import type { ScoreWindows } from '../metrics/score-windows.ts';
 import { RecordSinks, type RecordSink } from '../scorer/record-sinks.ts';
+import { SliceMonitor } from '../slices/monitor.ts';
+import { sliceSettingsFromConfig } from '../slices/settings.ts';
+import type { SliceStatus } from '../slices/types.ts';
 import { SloMonitor, type SloAlert } from '../slo/monitor.ts';
 import { sloRulesFromConfig } from '../slo/rules.ts';
 import type { ReviewStore } from '../store/review-store.ts';
@@ -32,7 +35,7 @@ import type { LiveTopics } from '../weakness/live-topics.ts';
 import { WeaknessMonitor, type WeaknessView } from '../weakness/monitor.ts';
 
 /** What `/api/status` reports about quality: the metrics consumer's, and each change-alert series. */
-export type QualityStatusWithChange = QualityStatus & { change: ChangeSeriesStatus[]; slo: SloAlert[] };
+export type QualityStatusWithChange = QualityStatus & { change: ChangeSeriesStatus[]; slo: SloAlert[]; slices: SliceStatus[] };
 
 export type { QualityStatus };
 
@@ -48,6 +51,11 @@ export interface QualityMonitorOptions {
   logger?: Logger;
   /** The weakness map's cells are recomputed at most this often, milliseconds. Default 5000. */
   weaknessCacheMs?: number;
+  /**
+   * Run the slice alerts and the release gate here (default true). False on a scorer replica of split
+   * mode: each sees only its share of the records, so the `ragwatch slices` role runs them once over all.
+   */
+  slices?: boolean;
 }
 
 /** The production consumers of one scoring process, and what the pages read of them. */
@@ -62,6 +70,8 @@ export class QualityMonitor implements RecordSink {
   readonly change: ChangeMonitor;
   /** Quality SLOs: burn-rate alerts and error budgets (alerts.metrics.<metric>.slo). */
   readonly slo: SloMonitor;
+  /** Slice alerts and the live release gate (alerts.slices, alerts.releases); absent on a split-mode scorer. */
+  readonly slices: SliceMonitor | undefined;
   /** Refits the calibration from the review store's labels; absent without a store. */
   readonly refitter: Refitter | undefined;
   /** The review store, when open. */
@@ -117,8 +127,24 @@ export class QualityMonitor implements RecordSink {
       examplesUrl: examplesBaseUrl(config),
       ...now,
     });
+    this.slices =
+      options.slices === false
+        ? undefined
+        : new SliceMonitor({
+            ...sliceSettingsFromConfig(config.alerts),
+            registry: instruments.registry,
+            notifier: this.scores.notifier,
+            serviceOf: (record) => this.scores.serviceOf(record),
+            intervalMs: config.alerts.evaluationIntervalMs,
+            examplesUrl: examplesBaseUrl(config),
+            ...(calibration ? { probability: (metric: string, judge: string, score: number) => calibration.probability(metric, judge, score) } : {}),
+            ...(review ? { store: review } : {}),
+            ...now,
+            ...logger,
+          });
     // One line per consumer: the next capability registers here, in its own room's sink.
     this.#sinks = new RecordSinks([this.scores, this.weakness, this.change, this.slo]);
+    if (this.slices) this.#sinks.add(this.slices);
     this.#sinks.add(new ConversationMonitor({ registry: instruments.registry, thresholds: this.scores.thresholds(), windowMs: config.metrics.windowMs, serviceOf: (record) => this.scores.serviceOf(record), ...now }));
     if (calibration) this.#sinks.add({ onRecord: (record) => calibration.observe(record, this.scores.serviceOf(record)) });
     if (review) {
@@ -168,6 +194,7 @@ export class QualityMonitor implements RecordSink {
     if (this.#config.alerts.evaluate) {
       this.change.start();
       this.slo.start();
+      this.slices?.start();
     }
     this.refitter?.start();
     this.weakness.start();
@@ -190,7 +217,7 @@ export class QualityMonitor implements RecordSink {
 
   /** Current means, alerts, diagnosis and the change-alert series (`no_baseline`, `ok`, `firing`). */
   status(): QualityStatusWithChange {
-    return { ...this.scores.status(), change: this.change.status(), slo: this.slo.active() };
+    return { ...this.scores.status(), change: this.change.status(), slo: this.slo.active(), slices: this.slices?.status().filter((s) => s.state === 'firing') ?? [] };
   }
 
   /** Stops the evaluator, flushes notifications and closes the review store. Idempotent. */
@@ -199,6 +226,7 @@ export class QualityMonitor implements RecordSink {
       await this.scores.shutdown();
       await this.change.shutdown();
       await this.slo.shutdown();
+      await this.slices?.shutdown();
       await this.refitter?.shutdown();
       await this.weakness.shutdown();
       await this.review?.shutdown();

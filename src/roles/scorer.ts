@@ -33,7 +33,7 @@ export async function startScorer(config: RagwatchConfig, logger: Logger = silen
   // Every replica fits the same calibration: labels given on any replica travel on the labels topic.
   const labelBus = review ? new LabelBus({ kafka: createKafka(config.transport.kafka, logger, '-labels'), section: config.transport.kafka, store: review, logger }) : undefined;
   void labelBus?.start();
-  const quality = new QualityMonitor({ config, instruments, logger, ...(review ? { review } : {}) });
+  const quality = new QualityMonitor({ config, instruments, logger, slices: false, ...(review ? { review } : {}) });
   // Every replica uses the same topics: the earliest fit of each generation, shared on the topic-models topic.
   const topicBus = quality.topics ? new TopicModelBus({ kafka: createKafka(config.transport.kafka, logger, '-topics'), section: config.transport.kafka, onModel: (m) => quality.topics?.offer(m), logger }) : undefined;
   if (topicBus) quality.weakness.publish = (m) => topicBus.publish(m);

@@ -29,6 +29,7 @@ export function scoreRecordOf(triplet: SampledTriplet, judge: Pick<Judge, 'kind'
   }
   if (triplet.route !== undefined) record.route = triplet.route;
   if (triplet.release !== undefined) record.release = triplet.release;
+  if (triplet.model !== undefined) record.model = triplet.model;
   if (triplet.conversation !== undefined) record.conversation = triplet.conversation;
   if (triplet.origin !== undefined) record.origin = triplet.origin;
   return record;

@@ -80,6 +80,42 @@ const changeSchema = z
   })
   .strict();
 
+/** The dimensions a service's answers are sliced by (DESIGN §19): release (`service.version`), route, generation model. */
+export const SLICE_DIMENSIONS = ['release', 'route', 'model'] as const;
+
+/** Slice alerts: a drop confined to one release, route or model, tested on counts (docs/alerts.md). */
+const slicesSchema = z
+  .object({
+    enabled: z.boolean().default(true).describe('Test slices of every metric with a change alert (in process: `ragwatch start`, or the `ragwatch slices` role in split mode).'),
+    dimensions: z.array(z.enum(SLICE_DIMENSIONS)).default([...SLICE_DIMENSIONS]).describe('Dimensions to slice by.'),
+    maxReleases: z.number().int().positive().max(50).default(5).describe('Releases tracked per service (the rest count as `other`); a release idle for `idle` gives its place up.'),
+    maxRoutes: z.number().int().positive().max(100).default(10).describe('Routes tracked per service (the rest count as `other`).'),
+    maxModels: z.number().int().positive().max(50).default(5).describe('Generation models tracked per service (the rest count as `other`).'),
+    falsePagesPer30Days: z.number().positive().default(1).describe('False-page budget of all slices of one service together, per 30 days: sets each CUSUM threshold from the service traffic.'),
+    shift: z.number().gt(0).lt(1).default(0.4).describe('The rise of the flagged share the CUSUM is tuned to detect fastest (p1 = max(minRatio · p0, p0 + shift)).'),
+    minRatio: z.number().min(1).default(2).describe('… and at least this many times the reference share.'),
+    baseline: promDuration.default('1d').describe("A slice's own baseline, ending where `recent` starts."),
+    recent: promDuration.default('3h').describe('The concurrent window: a slice without an own baseline (a new release) is compared with the rest of its service over the same steps, at most this far back.'),
+    minBaselineSamples: z.number().int().positive().default(300).describe("Answers a slice's own baseline needs; until then it is compared concurrently."),
+    minReferenceSamples: z.number().int().positive().default(200).describe('Answers the concurrent reference (the rest of the service) needs; until then the slice is not tested.'),
+    maxShare: z.number().gt(0).max(1).default(0.9).describe("A slice holding more than this share of its service's recent answers is not tested (the service-wide change alert covers it)."),
+    idle: promDuration.default('1h').describe('A slice without answers this long may give its place to a new value.'),
+  })
+  .strict();
+
+/** Release comparison for deploy gates: `ragwatch release compare`, `/api/releases`, `ragwatch_release_verdict`. */
+const releasesSchema = z
+  .object({
+    window: promDuration.default('6h').describe('Live: releases with answers in this window are compared, each candidate with the baseline (the release with most answers) since the candidate appeared.'),
+    margin: z.number().gt(0).lt(1).default(0.05).describe('Non-inferiority margin: "no_worse" once the upper bound of (candidate − baseline flagged share) is below it.'),
+    alphaWorse: z.number().gt(0).lt(0.5).default(0.001).describe('One-sided α of "worse", split over the metrics (Bonferroni); small because the live verdict is re-evaluated.'),
+    alphaNoWorse: z.number().gt(0).lt(0.5).default(0.05).describe('One-sided α of "no_worse" (the non-inferiority test).'),
+    minRatio: z.number().min(1).default(2).describe('Material: "worse" needs the candidate share this many times the baseline\'s …'),
+    minIncrease: z.number().min(0).max(1).default(0.05).describe('… and this much higher.'),
+    minSamples: z.number().int().positive().default(20).describe('Answers each release needs before a verdict other than inconclusive.'),
+  })
+  .strict();
+
 const notifierSchema = z
   .object({
     /** Base URL (Alertmanager: `http://host:9093`, alerts are POSTed to `/api/v2/alerts`; webhook: full URL). */
@@ -127,6 +163,10 @@ export const alertsSection = z
       .prefault(() => structuredClone(DEFAULT_ALERT_METRICS)),
     /** Change alerts against each series' own baseline (on for page-severity metrics unless a metric says `change: false`). */
     change: changeSchema.prefault({}),
+    /** Slice alerts: drops inside one release, route or model, with the false-page budget held per service. */
+    slices: slicesSchema.prefault({}),
+    /** Release comparison (canary analysis) for deploy gates. */
+    releases: releasesSchema.prefault({}),
     /** Default `keep_firing_for:`; `"0s"` omits the field (Prometheus < 2.42 rejects it). Default `5m`. */
     keepFiringFor: z.union([promDuration, z.literal('0s')]).default('5m'),
     /** Evaluation interval of the generated rule groups. Default `30s`. */
