@@ -7,6 +7,7 @@
  */
 import type { RagwatchConfig } from '../config/schema.ts';
 import { requireDurationMs } from '../metrics/duration.ts';
+import { flagRulesFromConfig } from '../metrics/flag-rules.ts';
 import { metricAlertName, type RuleGroup } from '../metrics/rules.ts';
 import type { ChangeRule, ChangeSettings } from './types.ts';
 
@@ -21,10 +22,7 @@ export function changeAlertName(metric: string, tier: ChangeSettings['tier'] = '
 /** The metrics with a change alert and each enabled tier's settings: `change: true`, or unset on a page-severity metric with an alert. */
 export function changeRulesFromConfig(alerts: RagwatchConfig['alerts']): { rules: ChangeRule[]; tiers: ChangeSettings[] } {
   const c = alerts.change;
-  const rules = Object.entries(alerts.metrics)
-    .filter(([, a]) => a.change ?? (a.alert && a.severity === 'page'))
-    .map(([metric, a]) => ({ metric, cut: a.threshold, on: a.on }))
-    .sort((a, b) => a.metric.localeCompare(b.metric));
+  const rules = flagRulesFromConfig(alerts);
   const tiers = (['page', 'ticket'] as const)
     .filter((tier) => c[tier].enabled)
     .map((tier) => ({

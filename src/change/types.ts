@@ -4,6 +4,7 @@
  * baseline.
  * @module
  */
+import type { FlagRule } from '../metrics/flag-rules.ts';
 import type { FlagCounts } from '../metrics/flag-series.ts';
 
 export type { FlagCounts };
@@ -26,13 +27,7 @@ export interface ChangeSettings {
 }
 
 /** One metric's change alert: its cut (the threshold). */
-export interface ChangeRule {
-  metric: string;
-  /** Answers scoring at or below this are flagged (the metric's alert threshold). */
-  cut: number;
-  /** `calibrated` (the metric's `on`): an answer counts as flagged with its calibrated P(bad) instead. */
-  on: 'raw' | 'calibrated';
-}
+export type ChangeRule = FlagRule;
 
 /** The test of one recent window against the baseline. */
 export interface WindowTest {

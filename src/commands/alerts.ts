@@ -21,12 +21,14 @@ export function formatBacktest(r: BacktestReport): string {
   if (r.alerts.length > 0) {
     const rows = r.alerts.map((a) => {
       const total = a.firings.reduce((t, f) => t + Date.parse(f.end) - Date.parse(f.start), 0);
-      return [a.name, a.kind, a.severity, a.service, a.judge, String(a.firings.length), duration(total), a.firings[0]!.start];
+      const slice = a.slice ? Object.entries(a.slice).map(([k, v]) => `${k}=${v}`).join(',') : '';
+      return [a.name, a.kind, a.severity, a.service, slice, a.judge, String(a.firings.length), duration(total), a.firings[0]!.start];
     });
-    const head = ['alert', 'kind', 'severity', 'service', 'judge', 'firings', 'firing', 'first'];
+    const head = ['alert', 'kind', 'severity', 'service', 'slice', 'judge', 'firings', 'firing', 'first'];
     const width = head.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
     for (const row of [head, ...rows]) lines.push(row.map((c, i) => c.padEnd(width[i]!)).join('  ').trimEnd());
   }
+  for (const rel of r.releases) lines.push(`release ${rel.release} of ${rel.service} vs ${rel.baseline}: ${rel.verdicts.map((v) => `${v.verdict} from ${v.since}`).join(', ')}`);
   for (const { line, reason } of r.rejected) lines.push(`line ${line}: ${reason} (not replayed)`);
   if (r.rejectedMore > 0) lines.push(`… and ${r.rejectedMore} more lines not replayed`);
   for (const [metric, n] of Object.entries(r.unknownMetrics)) lines.push(`unknown metric "${metric}" in ${n} records: left out (the rest of each record replayed)`);
@@ -41,13 +43,15 @@ export const alertsCommand: Command = {
 
   -c, --config FILE   YAML configuration (default: $RAGWATCH_CONFIG, else embedded defaults)
   --json              one JSON object: {records, from, to, alerts: [{name, metric, judge, service,
-                      severity, kind, firings: [{start, end}]}], rejected, rejectedMore, unknownMetrics}
+                      severity, kind, slice?, firings: [{start, end}]}], releases: [{service,
+                      release, baseline, verdicts: [{verdict, since}]}], rejected, rejectedMore,
+                      unknownMetrics}; a slice alert names its slice, e.g. "slice": {"release": "v2"}
   --html FILE         also draw each alerted series over time, its baseline and the firing bands
                       (one self-contained HTML file with SVG charts)
 
 Replays score records (one JSON object a line, as "ragwatch score" prints them and the scores topic
-carries them; "details" optional) in the order of their timestamp through the threshold and change
-alerts of the configuration, on a simulated clock stepped at alerts.evaluationIntervalMs. Lines that
+carries them; "details" optional) in the order of their timestamp through the threshold, change,
+burn-rate and slice alerts and the release comparisons of the configuration, on a simulated clock stepped at alerts.evaluationIntervalMs. Lines that
 are not score records are reported with their number and left out; nothing else is lost. Nothing is
 notified. Exit 0 (also when alerts fired), 2 on a bad configuration or file.`,
   async run(argv) {

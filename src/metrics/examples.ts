@@ -39,6 +39,10 @@ export interface ExamplesQuery {
   sinceMs?: number;
   /** Only the turns of this conversation, in turn order (oldest first). */
   conversation?: string;
+  /** Only answers of this release, route or generation model (a slice alert's link). */
+  release?: string;
+  route?: string;
+  model?: string;
   /** Newest first, at most this many. Default 20, capped at the buffer size. */
   limit?: number;
 }
@@ -93,6 +97,9 @@ export class ExamplesBuffer {
       if (q.ids !== undefined && !q.ids.includes(e.record.tripletId)) continue;
       if (q.sinceMs !== undefined && !(Date.parse(e.record.timestamp) >= q.sinceMs)) continue;
       if (q.conversation !== undefined && e.record.conversation?.id !== q.conversation) continue;
+      if (q.release !== undefined && e.record.release !== q.release) continue;
+      if (q.route !== undefined && (e.record.route ?? e.route) !== q.route) continue;
+      if (q.model !== undefined && (e.record.model ?? e.model) !== q.model) continue;
       if (q.metric !== undefined) {
         const v = e.record.scores[q.metric as keyof ScoreRecord['scores']];
         if (v === undefined || (q.below !== undefined && !(v < q.below))) continue;

@@ -16,7 +16,9 @@ import type { MetricAlertRule } from '../metrics/evaluator.ts';
 import type { ExamplesBuffer, ExamplesQuery } from '../metrics/examples.ts';
 import type { QualityStatus } from '../metrics/score-metrics.ts';
 import type { ChangeSeriesStatus } from '../change/monitor.ts';
+import type { SliceStatus } from '../slices/types.ts';
 import type { SloAlert } from '../slo/monitor.ts';
+import type { SliceView } from './releases-section.ts';
 import { accountingSnapshot } from '../metrics/accounting.ts';
 import type { ProbeRuns, SuiteRuns } from '../probes/run-view.ts';
 import { renderHomePage, type FrontDoor } from './home-page.ts';
@@ -40,7 +42,9 @@ export interface UiSources {
   readonly calibration: CalibrationMonitor | undefined;
   readonly refitter: Refitter | undefined;
   readonly exams: ExamMonitor | undefined;
-  status(): QualityStatus & { change?: ChangeSeriesStatus[]; slo?: SloAlert[] };
+  /** Slice alerts and live release verdicts; absent where the `ragwatch slices` role runs them. */
+  readonly slices: SliceView | undefined;
+  status(): QualityStatus & { change?: ChangeSeriesStatus[]; slo?: SloAlert[]; slices?: SliceStatus[] };
   weaknessView(): WeaknessView;
 }
 
@@ -57,6 +61,8 @@ export interface ApiAppOptions {
   auth?: UiAuthOptions;
   /** The scheduled prober's runs (`/probes`, `/api/probes`, the front door); absent without suites. */
   probes?: ProbeRuns | undefined;
+  /** Slice alerts and release verdicts without a quality monitor (the `ragwatch slices` role). */
+  slices?: SliceView | undefined;
 }
 
 /** Largest `limit` accepted by `/api/examples`. */
@@ -83,6 +89,12 @@ function parseQuery(q: (key: string) => string | undefined): ExamplesQuery | str
   }
   const service = q('service');
   if (service !== undefined && service !== '') out.service = service;
+  for (const key of ['release', 'route', 'model'] as const) {
+    const v = q(key);
+    if (v === undefined || v === '') continue;
+    if (v.length > 256) return `${key} must be at most 256 characters`;
+    out[key] = v;
+  }
   const conversation = q('conversation');
   if (conversation !== undefined && conversation !== '') {
     if (conversation.length > 256) return 'conversation must be a conversation id (at most 256 characters)';
@@ -108,6 +120,7 @@ export function createApiApp(options: ApiAppOptions): Hono {
   const app = createMetricsApp(options);
   if (options.quality) mountUi(app, options.quality, options);
   else if (options.probes) mountProbes(app, options.probes, options.auth);
+  else if (options.slices) mountSlices(app, options.slices, options.auth);
   return app;
 }
 
@@ -139,6 +152,16 @@ function mountProbes(app: Hono, probes: ProbeRuns, auth: UiAuthOptions | undefin
   app.get('/api/probes', (c) => c.json({ suites: probes.runs() }));
 }
 
+/** `/api/releases` and `/api/slices` alone, behind the UI's authentication (the `ragwatch slices` role). */
+function mountSlices(app: Hono, slices: SliceView, auth: UiAuthOptions | undefined): void {
+  const { guard, loginLimit, login } = uiAuth(auth ?? { host: '127.0.0.1' });
+  app.get('/login', login);
+  app.post('/login', loginLimit, login);
+  app.use('/api/*', guard);
+  app.get('/api/releases', (c) => c.json({ services: slices.releases() }));
+  app.get('/api/slices', (c) => c.json({ slices: slices.status() }));
+}
+
 /** Sums a gauge's values, or undefined when it has none. */
 async function gaugeSum(registry: Registry, name: string, labels: Readonly<Record<string, string>> = {}): Promise<number | undefined> {
   const values = ((await registry.getSingleMetric(name)?.get())?.values ?? []).filter((v) => Object.entries(labels).every(([k, want]) => v.labels[k] === want));
@@ -153,6 +176,7 @@ async function frontDoorOf(quality: UiSources, options: Pick<ApiAppOptions, 'rea
     nowMs: Date.now(),
     ready: options.ready(),
     status: quality.status(),
+    releases: quality.slices?.releases() ?? [],
     alerting: new Set(quality.rules.map((r) => r.metric)),
     probes: options.probes?.runs() ?? [],
     probeAlerts: options.probes?.firing() ?? [],
@@ -189,6 +213,8 @@ function mountUi(app: Hono, quality: UiSources, options: Pick<ApiAppOptions, 're
   app.get('/api/probes', (c) => c.json({ suites: options.probes?.runs() ?? [] }));
   app.get('/exams', (c) => c.html(renderExamsPage(quality.exams?.reports() ?? []), 200, pageHeaders()));
   app.get('/api/exams', (c) => c.json({ exams: quality.exams?.reports() ?? [] }));
+  app.get('/api/releases', (c) => c.json({ services: quality.slices?.releases() ?? [] }));
+  app.get('/api/slices', (c) => c.json({ slices: quality.slices?.status() ?? [] }));
   app.get('/weaknesses', (c) => c.html(renderWeaknessesPage(quality.weaknessView(), /^[a-z][a-z0-9_]{0,63}$/.test(c.req.query('metric') ?? '') ? c.req.query('metric') : undefined), 200, pageHeaders()));
   const { calibration } = quality.settings;
   mountReview(app, quality.review, { questions: calibration.questions, concepts: [...new Set([...Object.keys(calibration.questions), ...Object.keys(calibration.labelMetrics)])], calibration: quality.calibration, refitter: quality.refitter });

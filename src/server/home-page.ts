@@ -13,14 +13,18 @@ import type { AccountingSnapshot } from '../metrics/accounting.ts';
 import type { QualityStatus } from '../metrics/score-metrics.ts';
 import type { AlertNotice } from '../metrics/notifier.ts';
 import type { SuiteRuns } from '../probes/run-view.ts';
+import type { ServiceReleases, SliceStatus } from '../slices/types.ts';
 import type { SloAlert } from '../slo/monitor.ts';
+import { releasesSection, sliceAlertItems } from './releases-section.ts';
 import { escapeHtml as h, fmt2 as f2, renderPage, suiteAnchor as anchor } from './layout.ts';
 
 /** Everything the front door shows, gathered by the route. */
 export interface FrontDoor {
   nowMs: number;
   ready: boolean;
-  status: QualityStatus & { change?: ChangeSeriesStatus[]; slo?: SloAlert[] };
+  status: QualityStatus & { change?: ChangeSeriesStatus[]; slo?: SloAlert[]; slices?: SliceStatus[] };
+  /** Each service's live releases side by side with their verdicts (the slice monitor's). */
+  releases: ServiceReleases[];
   /** Metrics with an alert rule (the alerting metrics). */
   alerting: ReadonlySet<string>;
   probes: SuiteRuns[];
@@ -52,6 +56,7 @@ function alerts(d: FrontDoor): string {
     if (c.state !== 'firing') continue;
     items.push(`<li class="bad"><b>change (${h(c.tier)})</b>: ${h(c.metric)} flagged share ${pct(c.recent)} (n = ${c.recentSamples}) against its normal ${pct(c.baseline)} (n = ${c.baselineSamples}), z ${f2(c.z)}, service <b>${h(c.service)}</b>${c.firingSinceMs ? `, since ${ago(d.nowMs, c.firingSinceMs)}` : ''} · <a href="${h(examplesLink(c.metric, 1, c.service, c.firingSinceMs))}">answers since</a></li>`);
   }
+  items.push(...sliceAlertItems(d.status.slices ?? [], (ms) => ago(d.nowMs, ms)));
   for (const s of d.status.slo ?? []) {
     items.push(`<li class="bad"><b>SLO burn (${h(s.severity)})</b>: ${h(s.metric)} bad share ${pct(s.badShare)} for service <b>${h(s.service)}</b> (${h(s.judge)} judge), since ${ago(d.nowMs, s.firingSinceMs)}</li>`);
   }
@@ -143,6 +148,6 @@ export function renderHomePage(d: FrontDoor): string {
     refreshS: 30,
     style: 'ul.alerts li{margin:.25rem 0}table.svc{margin-bottom:.6rem}h3{font-size:1rem;margin:.9rem 0 .3rem}td svg{vertical-align:middle}ul.pages li{margin:.15rem 0}.grid{display:flex;flex-wrap:wrap;gap:0 2.5rem}.grid>section{flex:1 1 30rem}',
     body: `<h1>What ragwatch sees now</h1><p class="meta">As of ${h(new Date(d.nowMs).toISOString())}; this page reloads every 30 s.</p>
-${alerts(d)}${services(d)}<div class="grid">${probes(d)}${calibration(d)}</div><div class="grid">${exams(d)}${pipeline(d)}</div>${pages}`,
+${alerts(d)}${services(d)}${releasesSection(d.releases, (ms) => ago(d.nowMs, ms))}<div class="grid">${probes(d)}${calibration(d)}</div><div class="grid">${exams(d)}${pipeline(d)}</div>${pages}`,
   });
 }

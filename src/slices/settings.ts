@@ -3,9 +3,9 @@
  * slices (same cut, same `on`), with the resolved durations of `alerts.slices` and `alerts.releases`.
  * @module
  */
-import { changeRulesFromConfig } from '../change/rules.ts';
 import type { RagwatchConfig } from '../config/schema.ts';
 import { requireDurationMs } from '../metrics/duration.ts';
+import { flagRulesFromConfig } from '../metrics/flag-rules.ts';
 import type { ReleaseSettings, SliceRule, SliceSettings } from './types.ts';
 
 /** Resolution of the slices' snapshots: 15 minutes (a day and three hours in 108 steps). */
@@ -15,7 +15,7 @@ export const SLICE_STEP_MS = 900_000;
 export function sliceSettingsFromConfig(alerts: RagwatchConfig['alerts']): { rules: SliceRule[]; settings: SliceSettings; releases: ReleaseSettings } {
   const s = alerts.slices;
   const r = alerts.releases;
-  const rules = s.enabled && s.dimensions.length > 0 ? changeRulesFromConfig(alerts).rules : [];
+  const rules = s.enabled && s.dimensions.length > 0 ? flagRulesFromConfig(alerts) : [];
   return {
     rules,
     settings: {

@@ -4,6 +4,7 @@
  * — against the rest of the service over the same steps (concurrent comparison).
  * @module
  */
+import type { FlagRule } from '../metrics/flag-rules.ts';
 import type { ReleaseTestSettings, ReleaseVerdict, MetricComparison } from './statistic.ts';
 
 export type { ReleaseTestSettings, ReleaseVerdict, MetricComparison };
@@ -31,11 +32,7 @@ export interface SliceSettings {
 }
 
 /** One metric tested in slices: its cut and whether answers count with their calibrated P(bad). */
-export interface SliceRule {
-  metric: string;
-  cut: number;
-  on: 'raw' | 'calibrated';
-}
+export type SliceRule = FlagRule;
 
 /** Live release comparison settings. */
 export interface ReleaseSettings extends ReleaseTestSettings {
