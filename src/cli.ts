@@ -4,6 +4,7 @@
  */
 import { alertsCommand } from './commands/alerts.ts';
 import { releaseCommand } from './commands/release.ts';
+import { slicesCommand } from './commands/slices.ts';
 import { assemblerCommand } from './commands/assembler.ts';
 import { calibrateCommand } from './commands/calibrate.ts';
 import { collectorCommand } from './commands/collector.ts';
@@ -21,7 +22,7 @@ import type { Command } from './commands/types.ts';
 import { ConfigError, errorMessage } from './errors.ts';
 
 /** Every command, by name (one file each in src/commands/). */
-export const COMMANDS: ReadonlyMap<string, Command> = new Map([startCommand, collectorCommand, assemblerCommand, scorerCommand, scoreCommand, rulesCommand, alertsCommand, releaseCommand, extractCommand, probeCommand, proberCommand, calibrateCommand, labelsCommand, weaknessesCommand, examCommand].map((c) => [c.name, c]));
+export const COMMANDS: ReadonlyMap<string, Command> = new Map([startCommand, collectorCommand, assemblerCommand, scorerCommand, scoreCommand, rulesCommand, alertsCommand, releaseCommand, extractCommand, probeCommand, proberCommand, slicesCommand, calibrateCommand, labelsCommand, weaknessesCommand, examCommand].map((c) => [c.name, c]));
 
 function usage(): string {
   const lines = [...COMMANDS.values()].map((c) => `  ${c.name.padEnd(12)} ${c.summary}`);

@@ -27,6 +27,8 @@ export interface RagRequest {
   documents: Array<{ id?: string; content: string; score?: number }>;
   response: string;
   service?: string;
+  /** The release: the resource's `service.version`. */
+  release?: string;
   model?: string;
   traceId?: string;
   /** Time to first token, ms, recorded as OpenInference's first-token event. */
@@ -76,7 +78,7 @@ export function openInferenceTrace(req: RagRequest): { body: Record<string, unkn
   const body = {
     resourceSpans: [
       {
-        resource: { attributes: attrs({ 'service.name': req.service ?? 'rag-demo' }) },
+        resource: { attributes: attrs({ 'service.name': req.service ?? 'rag-demo', ...(req.release ? { 'service.version': req.release } : {}) }) },
         scopeSpans: [
           {
             scope: { name: 'openinference-test' },

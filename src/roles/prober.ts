@@ -17,7 +17,8 @@ import { createKafka } from '../transport/kafka-client.ts';
 import { createProber } from '../probes/create.ts';
 import { createExamMonitor } from '../exams/create.ts';
 import type { Prober } from '../probes/prober.ts';
-import { KafkaScoreFeed } from '../probes/score-feed.ts';
+import { KafkaScoreFeed } from '../transport/kafka-score-feed.ts';
+import { isProbeTraceId } from '../triplet.ts';
 
 /** How long the first run waits for the score feed to join its group, milliseconds. */
 const FEED_START_WAIT_MS = 30_000;
@@ -39,7 +40,7 @@ export async function startProberRole(config: RagwatchConfig, logger: Logger): P
   // The exam series are exported by the one prober of the deployment (the store is its volume).
   const exams = await createExamMonitor(config, instruments.registry, logger);
   const section = config.transport.kafka;
-  const feed = config.transport.kind === 'kafka' ? new KafkaScoreFeed({ kafka: createKafka(section, logger), section, onRecord: (r) => prober.onRecord(r), logger }) : undefined;
+  const feed = config.transport.kind === 'kafka' ? new KafkaScoreFeed({ kafka: createKafka(section, logger), section, groupId: section.proberGroupId, accept: isProbeTraceId, name: 'prober score feed', onRecord: (r) => prober.onRecord(r), logger }) : undefined;
   let judgeReady = false;
   const { server } = config;
   // /probes and /api/probes show the service's answers: behind the UI's sign-in, as on the scorers.

@@ -45,7 +45,8 @@ export async function startApp(config: RagwatchConfig, logger: Logger = silentLo
   const role = options.role ?? 'all';
   // Answers for human review are kept where they are scored.
   const review = role === 'all' ? await openReviewStore(config, instruments.registry, logger) : undefined;
-  const quality = new QualityMonitor({ config, instruments, logger, ...(review ? { review } : {}) });
+  // Slice alerts need every record: here when this process scores (a collector scores none).
+  const quality = new QualityMonitor({ config, instruments, logger, slices: role === 'all', ...(review ? { review } : {}) });
   // Collectors forward span records for `ragwatch assembler` unless local assembly is configured (one replica only).
   const forwardSpans = role === 'collector' && config.transport.kafka.assembly === 'spans_topic';
   let prober: Prober | undefined;

@@ -31,7 +31,7 @@ export interface RoleProcess {
 }
 
 /** Starts `ragwatch <role> -c <tmp>` (Node flags `nodeArgs` first, e.g. the image's) and resolves once its HTTP server listens. */
-export async function startRole(role: 'collector' | 'scorer' | 'assembler' | 'prober', config: Record<string, unknown>, startTimeoutMs = 30_000, nodeArgs: readonly string[] = []): Promise<RoleProcess> {
+export async function startRole(role: 'collector' | 'scorer' | 'assembler' | 'prober' | 'slices', config: Record<string, unknown>, startTimeoutMs = 30_000, nodeArgs: readonly string[] = []): Promise<RoleProcess> {
   const dir = mkdtempSync(join(tmpdir(), `ragwatch-${role}-`));
   const file = join(dir, 'ragwatch.json.yaml');
   writeFileSync(file, JSON.stringify(config));
@@ -54,7 +54,7 @@ export async function startRole(role: 'collector' | 'scorer' | 'assembler' | 'pr
       try {
         const rec = JSON.parse(line) as Record<string, unknown>;
         const metrics = typeof rec.metrics === 'string' ? rec.metrics.replace(/\/metrics$/, '') : undefined;
-        if (metrics && (rec.msg === 'ragwatch started' || rec.msg === 'ragwatch scorer started' || rec.msg === 'ragwatch assembler started' || rec.msg === 'ragwatch prober started')) {
+        if (metrics && (rec.msg === 'ragwatch started' || rec.msg === 'ragwatch scorer started' || rec.msg === 'ragwatch assembler started' || rec.msg === 'ragwatch prober started' || rec.msg === 'ragwatch slices started')) {
           started({ api: metrics, ...(typeof rec.otlp === 'string' ? { otlp: rec.otlp } : {}) });
         }
       } catch {

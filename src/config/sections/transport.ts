@@ -111,6 +111,8 @@ export const transportSection = z
         assemblerGroupId: z.string().default('ragwatch-assembler'),
         /** Consumer group of `ragwatch prober` reading the scores topic (its probes' score records). Default `ragwatch-prober`. */
         proberGroupId: z.string().default('ragwatch-prober'),
+        /** Consumer group of `ragwatch slices` reading the scores topic (slice alerts and release verdicts over every scorer's records). Default `ragwatch-slices`. */
+        slicesGroupId: z.string().default('ragwatch-slices'),
         /** How often the assembler commits the offsets of fully assembled traces, milliseconds. Default 2000. */
         assemblerCommitIntervalMs: z.number().int().positive().default(2_000),
         /**

@@ -1,17 +1,17 @@
 /**
- * Split mode: `ragwatch prober` reads the scores topic (its own consumer group, newest records only)
- * and hands the score records of probe traces to the prober's join — the scorers score the probes'
- * captured triplets like any other, so the prober does not judge them a second time. Everything else
- * on the topic is skipped after a look at the trace id.
+ * Split mode: a role that needs the score records of every scorer replica reads the scores topic in
+ * its own consumer group (newest records only): `ragwatch prober` takes the records of probe traces
+ * (the scorers score the probes' captured triplets like any other, so the prober does not judge them
+ * a second time); `ragwatch slices` takes the production records. A record the filter does not want
+ * is skipped after a look at its trace id, before it is parsed.
  * @module
  */
 import type { Consumer, Kafka } from 'kafkajs';
 import type { RagwatchConfig } from '../config/schema.ts';
 import { errorMessage } from '../errors.ts';
-import { useWholeBatchGunzip } from '../transport/kafka-client.ts';
+import { useWholeBatchGunzip } from './kafka-client.ts';
 import { silentLogger, type Logger } from '../log.ts';
 import { scoreRecordSchema, type ScoreRecord } from '../triplet.ts';
-import { isProbeTraceId } from '../triplet.ts';
 
 /** Largest score record read, bytes (larger ones are not ragwatch's). */
 const MAX_RECORD_BYTES = 1024 * 1024;
@@ -20,7 +20,13 @@ const MAX_RECORD_BYTES = 1024 * 1024;
 export interface KafkaScoreFeedOptions {
   kafka: Kafka;
   section: RagwatchConfig['transport']['kafka'];
+  /** The consumer group (each role its own: `section.proberGroupId`, `section.slicesGroupId`). */
+  groupId: string;
+  /** Which records to take, by trace id (checked before the record is parsed). */
+  accept: (traceId: string) => boolean;
   onRecord: (record: ScoreRecord) => void;
+  /** Names the feed in its logs. Default `score feed`. */
+  name?: string;
   logger?: Logger;
 }
 
@@ -45,7 +51,7 @@ export class KafkaScoreFeed {
     const logger = this.#o.logger ?? silentLogger;
     useWholeBatchGunzip();
     for (let attempt = 1; !this.#stopped; attempt++) {
-      const consumer = this.#o.kafka.consumer({ groupId: section.proberGroupId, sessionTimeout: section.consumer.sessionTimeoutMs, heartbeatInterval: section.consumer.heartbeatIntervalMs, maxWaitTimeInMs: section.consumer.fetchMaxWaitMs, allowAutoTopicCreation: true });
+      const consumer = this.#o.kafka.consumer({ groupId: this.#o.groupId, sessionTimeout: section.consumer.sessionTimeoutMs, heartbeatInterval: section.consumer.heartbeatIntervalMs, maxWaitTimeInMs: section.consumer.fetchMaxWaitMs, allowAutoTopicCreation: true });
       this.#consumer = consumer;
       try {
         await consumer.connect();
@@ -55,7 +61,7 @@ export class KafkaScoreFeed {
         return;
       } catch (err) {
         await consumer.disconnect().catch(() => undefined);
-        logger.warn({ attempt, err: errorMessage(err) }, 'prober score feed could not start; retrying');
+        logger.warn({ attempt, err: errorMessage(err) }, `${this.#o.name ?? 'score feed'} could not start; retrying`);
         await new Promise((r) => setTimeout(r, Math.min(5_000, 250 * 2 ** Math.min(attempt, 5))));
       }
     }
@@ -70,7 +76,7 @@ export class KafkaScoreFeed {
       return;
     }
     const traceId = (raw as { traceId?: unknown } | null)?.traceId;
-    if (typeof traceId !== 'string' || !isProbeTraceId(traceId)) return;
+    if (typeof traceId !== 'string' || !this.#o.accept(traceId)) return;
     const parsed = scoreRecordSchema.safeParse(raw);
     if (parsed.success) this.#o.onRecord(parsed.data);
   }

@@ -1,0 +1,88 @@
+/**
+ * Slice alerts in split mode on the librdkafka mock cluster: a collector, three scorer replicas
+ * (embedded judge) and one `ragwatch slices`. A healthy release v1 and a broken canary v2
+ * (`service.version` on the resource) are traced; each scorer sees about a third of the answers. The
+ * slices role reads every scorer's records from the scores topic, counts all of them, pages the canary
+ * naming `release="v2"` and says `worse` on `ragwatch_release_verdict` and `/api/releases` — while no
+ * scorer exports a slice alert or a verdict (no alert fires once per replica).
+ */
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { haveKcat, startKafkaMock, type KafkaMock } from '../helpers/kafka-mock.ts';
+import { openInferenceTrace, postOtlp } from '../helpers/otlp.ts';
+import { metricValue, waitFor } from '../helpers/process.ts';
+import { roleConfig, scrape, startRole, type RoleProcess } from './kafka-process.ts';
+
+const enabled = haveKcat('tests/integration/kafka-slices.test.ts');
+
+/** One OTLP request of `count` traces of `release`; a broken answer adds a year and a maker the source does not have. */
+function traces(release: string, count: number, broken: (i: number) => boolean, tag: string): string {
+  const resourceSpans: unknown[] = [];
+  for (let i = 0; i < count; i++) {
+    const { body } = openInferenceTrace({
+      release,
+      query: `What is item ${tag}-${i}?`,
+      documents: [{ id: `d${i}`, content: `Item ${tag}-${i} is a blue widget made in 2021 by Contoso.` }],
+      response: broken(i) ? `Item ${tag}-${i} is a red widget made in 1987 by Initech in Oslo.` : `Item ${tag}-${i} is a blue widget made in 2021 by Contoso.`,
+      startMs: Date.now() - 3_000,
+    });
+    resourceSpans.push(...(body.resourceSpans as unknown[]));
+  }
+  return JSON.stringify({ resourceSpans });
+}
+
+describe.skipIf(!enabled)('ragwatch slices over three scorer replicas', () => {
+  let mock: KafkaMock;
+  const procs: RoleProcess[] = [];
+
+  beforeAll(async () => {
+    mock = await startKafkaMock();
+  });
+  afterAll(async () => {
+    for (const p of procs) await p.cleanup();
+    await mock?.stop();
+  });
+
+  it('pages the broken canary once, from all records, naming release v2; the gate says worse; no scorer exports either', async () => {
+    const config = roleConfig(mock.brokers, `slices-${randomUUID().slice(0, 8)}`);
+    config.judge = { kind: 'embedded', embedded: { threads: 1 } };
+    // Test-sized: a reference after 20 answers, a verdict after 5, evaluated twice a second.
+    config.alerts = { evaluationIntervalMs: 500, slices: { minReferenceSamples: 20, maxShare: 0.95 }, releases: { minSamples: 5 } };
+    const [collector, slices, ...scorers] = await Promise.all([startRole('collector', config), startRole('slices', config), startRole('scorer', config), startRole('scorer', config), startRole('scorer', config)]);
+    procs.push(collector!, slices!, ...scorers);
+    await waitFor(async () => (await Promise.all([slices!, ...scorers].map(async (p) => (await fetch(`${p.apiUrl}/readyz`)).status))).every((s) => s === 200), 60_000, 250);
+    await waitFor(async () => (await Promise.all(scorers.map((s) => scrape(s.apiUrl, 'ragwatch_kafka_partitions_assigned')))).reduce((a, b) => a + b, 0) === 4, 60_000, 250);
+
+    // 120 healthy v1 answers, then 40 more with a broken v2 canary of 12 beside them.
+    const otlp = `${collector!.otlpUrl}`;
+    expect((await postOtlp(otlp, traces('v1', 120, () => false, 'a'))).status).toBe(200);
+    await waitFor(async () => (await scrape(slices!.apiUrl, 'ragwatch_slice_answers_total', { dimension: 'release', slice: 'v1', metric: 'grounding_lexical' })) >= 120, 90_000, 250);
+    expect((await postOtlp(otlp, traces('v1', 40, () => false, 'b'))).status).toBe(200);
+    expect((await postOtlp(otlp, traces('v2', 12, () => true, 'c'))).status).toBe(200);
+
+    const api = `${slices!.apiUrl}/api/releases`;
+    const releases = await waitFor(async () => {
+      const body = (await (await fetch(api)).json()) as { services: Array<{ service: string; baseline: string; releases: Array<{ release: string; verdict?: string }> }> };
+      return body.services[0]?.releases.find((r) => r.release === 'v2')?.verdict === 'worse' ? body : undefined;
+    }, 90_000, 250);
+    expect(releases.services[0]).toMatchObject({ service: 'rag-demo', baseline: 'v1' });
+    const text = await waitFor(async () => {
+      const t = await (await fetch(`${slices!.apiUrl}/metrics`)).text();
+      return metricValue(t, 'ragwatch_slice_alert_active', { dimension: 'release', slice: 'v2', metric: 'grounding_lexical' }) === 1 ? t : undefined;
+    }, 60_000, 250);
+    expect(metricValue(text, 'ragwatch_release_verdict', { service: 'rag-demo', release: 'v2', baseline: 'v1' })).toBe(-1);
+
+    // Every scorer judged a share; the slices role counted them all.
+    const scored = (await Promise.all(scorers.map((s) => scrape(s.apiUrl, 'ragwatch_score_ratio_count', { metric: 'grounding_lexical' })))).reduce((a, b) => a + b, 0);
+    expect(scored).toBe(172);
+    expect(Math.max(...(await Promise.all(scorers.map((s) => scrape(s.apiUrl, 'ragwatch_score_ratio_count', { metric: 'grounding_lexical' })))))).toBeLessThan(172);
+    const counted = ['v1', 'v2'].map((v) => metricValue(text, 'ragwatch_slice_answers_total', { dimension: 'release', slice: v, metric: 'grounding_lexical' }) ?? 0);
+    expect(counted[0]! + counted[1]!).toBe(scored);
+    // No scorer runs the slices: no slice alert, no verdict, once per replica or at all.
+    for (const s of scorers) {
+      const t = await (await fetch(`${s.apiUrl}/metrics`)).text();
+      expect(t).not.toMatch(/^ragwatch_slice_alert_active\{/m);
+      expect(t).not.toMatch(/^ragwatch_release_verdict\{/m);
+    }
+  }, 240_000);
+});
