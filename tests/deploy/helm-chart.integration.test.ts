@@ -184,10 +184,14 @@ describe('helm chart', () => {
     });
   });
 
-  it('split mode runs `ragwatch collector` and `ragwatch scorer` over Kafka; all-in-one runs `ragwatch start`', () => {
+  it('split mode runs `ragwatch collector`, `assembler`, `scorer` and one `slices` over Kafka; all-in-one runs `ragwatch start`', () => {
     const split = helmTemplate(['-f', join(ROOT, 'helm', 'examples', 'kafka-split.values.yaml')]);
     const args = ofKind<DeploymentObj>(split, 'Deployment').map((d) => d.spec.template.spec.containers[0]!.args).sort();
-    expect(args).toEqual([['assembler'], ['collector'], ['scorer']]);
+    expect(args).toEqual([['assembler'], ['collector'], ['scorer'], ['slices']]);
+    // One slices pod, never two at once (it would page twice), with its counts on the store volume.
+    const slices = ofKind<DeploymentObj & { spec: { replicas: number; strategy: { type: string } } }>(split, 'Deployment').find((d) => d.spec.template.spec.containers[0]!.args![0] === 'slices')!;
+    expect(slices.spec).toMatchObject({ replicas: 1, strategy: { type: 'Recreate' } });
+    expect(slices.spec.template.spec.containers[0]!.env).toContainEqual({ name: 'RAGWATCH_DATA_DIR', value: '/var/lib/ragwatch' });
     for (const d of ofKind<DeploymentObj>(split, 'Deployment')) {
       expect(d.spec.template.spec.containers[0]!.env).toContainEqual({ name: 'RAGWATCH_TRANSPORT', value: 'kafka' });
     }
@@ -203,7 +207,7 @@ describe('helm chart', () => {
     const split = helmTemplate(['-f', join(ROOT, 'helm', 'examples', 'kafka-split.values.yaml')]);
     const collector = ofKind<DeploymentObj>(split, 'Deployment').find((d) => d.spec.template.spec.containers[0]!.args![0] === 'collector')!;
     expect(collector.spec.template.spec.containers[0]!.env!.map((e) => e.name)).not.toContain('RAGWATCH_UI_PORT');
-    expect(ofKind<ServiceObj>(split, 'Service').map((s) => s.metadata.name).sort()).toEqual(['rw-ragwatch-assembler', 'rw-ragwatch-collector', 'rw-ragwatch-scorer', 'rw-ragwatch-scorer-ui']);
+    expect(ofKind<ServiceObj>(split, 'Service').map((s) => s.metadata.name).sort()).toEqual(['rw-ragwatch-assembler', 'rw-ragwatch-collector', 'rw-ragwatch-scorer', 'rw-ragwatch-scorer-ui', 'rw-ragwatch-slices']);
   });
 
   it('adds additionalLabels to the ServiceMonitor and PrometheusRule (kube-prometheus-stack `release`)', () => {

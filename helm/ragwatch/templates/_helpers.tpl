@@ -44,17 +44,18 @@ app.kubernetes.io/instance: {{ .Release.Name }}
 {{- end }}
 {{- end }}
 
-{{/* Roles deployed in the current mode, with their CLI command and whether they serve OTLP. */}}
+{{/* Roles deployed in the current mode: CLI command, whether they serve OTLP, the UI, keep a store, run as one replica. */}}
 {{- define "ragwatch.roles" -}}
 {{- if eq .Values.mode "split" }}
-- {name: collector, command: collector, otlp: true, ui: false, values: collector}
-- {name: assembler, command: assembler, otlp: false, ui: false, values: assembler}
-- {name: scorer, command: scorer, otlp: false, ui: true, values: scorer}
+- {name: collector, command: collector, otlp: true, ui: false, data: false, single: false, values: collector}
+- {name: assembler, command: assembler, otlp: false, ui: false, data: false, single: false, values: assembler}
+- {name: scorer, command: scorer, otlp: false, ui: true, data: true, single: false, values: scorer}
+- {name: slices, command: slices, otlp: false, ui: false, data: true, single: true, values: slices}
 {{- if .Values.prober.enabled }}
-- {name: prober, command: prober, otlp: false, ui: false, values: prober}
+- {name: prober, command: prober, otlp: false, ui: false, data: false, single: true, values: prober}
 {{- end }}
 {{- else }}
-- {name: all-in-one, command: start, otlp: true, ui: true, values: allInOne}
+- {name: all-in-one, command: start, otlp: true, ui: true, data: true, single: false, values: allInOne}
 {{- end }}
 {{- end }}
 
