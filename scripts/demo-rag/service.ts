@@ -12,7 +12,10 @@
  * Multiple-choice questions (exams) are answered with the letter of the option the retrieved pages
  * state; `--index stale` starts a weaker release whose index lost every other page.
  *
- *   node scripts/demo-rag/service.ts [--port 8080] [--otlp http://127.0.0.1:4318] [--index full|stale]   POST /ask {"question": "..."} → {answer, sources}
+ * `--release R` sets `service.version` on its traces; `--hallucinate` starts a broken release that answers
+ * with facts no source states (for the slice alerts and the release gate).
+ *
+ *   node scripts/demo-rag/service.ts [--port 8080] [--otlp http://127.0.0.1:4318] [--index full|stale] [--release R] [--hallucinate]   POST /ask {"question": "..."} → {answer, sources}
  */
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
@@ -114,12 +117,25 @@ export interface DemoRagOptions {
   hideSources?: boolean;
   /** `stale`: a release whose index lost every other page (a weaker retriever, for the exams demo). Default `full`. */
   index?: 'full' | 'stale';
+  /** The release: `service.version` on the traces' resource (slice alerts and release gates). */
+  release?: string;
+  /** A broken release: answers with facts the sources do not state (a year, a name, a city). Default false. */
+  hallucinate?: boolean;
+}
+
+/** A broken release's answer: confident, fluent, and unsupported by any source. */
+export function hallucinated(question: string): string {
+  const n = [...question].reduce((a, c) => (a * 31 + c.charCodeAt(0)) >>> 0, 7);
+  const names = ['Gustav Lindqvist', 'Marta Okafor', 'Rhys Penhaligon', 'Ines Carvalho'];
+  const cities = ['Tromsø', 'Valparaíso', 'Ljubljana', 'Winnipeg'];
+  return `${names[n % 4]} confirmed it in ${1900 + (n % 90)} at the ${cities[(n >> 3) % 4]} office.`;
 }
 
 /** Starts the service; resolves once it listens. `close` stops it and flushes its traces. */
 export async function startDemoRag(options: DemoRagOptions = {}): Promise<{ server: Server; url: string; close: () => Promise<void> }> {
   const { port = 0, host = '127.0.0.1' } = options;
-  const tracing = options.otlpUrl ? demoTracing(options.otlpUrl) : undefined;
+  const tracing = options.otlpUrl ? demoTracing(options.otlpUrl, undefined, options.release) : undefined;
+  const respond = (question: string, sources: ReadonlyArray<{ content: string }>) => (options.hallucinate && !multipleChoice(question) ? hallucinated(question) : answer(question, sources));
   const docs = options.index === 'stale' ? documents().filter((_, i) => i % 2 === 0) : documents();
   // An exam question is retrieved on its stem: the options' words would pull in other pages.
   const retrieveFor = (question: string) => retrieve(multipleChoice(question)?.stem ?? question, docs);
@@ -141,13 +157,13 @@ export async function startDemoRag(options: DemoRagOptions = {}): Promise<{ serv
         res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(options.hideSources ? { answer: text } : { answer: text, sources }));
       if (!tracing) {
         const sources = retrieveFor(question);
-        reply(sources, answer(question, sources));
+        reply(sources, respond(question, sources));
         return;
       }
       tracing.traced(req.headers, question, (spans) => {
         const sources = retrieveFor(question);
         spans.retrieved(sources);
-        const text = answer(question, sources);
+        const text = respond(question, sources);
         spans.answered(text, `Context:\n${sources.map((s) => s.content).join('\n')}\n\nQuestion: ${question}`);
         reply(sources, text);
       });
@@ -165,7 +181,7 @@ export async function startDemoRag(options: DemoRagOptions = {}): Promise<{ serv
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
-  const { values } = parseArgs({ options: { port: { type: 'string', default: '8080' }, otlp: { type: 'string' }, index: { type: 'string', default: 'full' } } });
-  const { url } = await startDemoRag({ port: Number(values.port), index: values.index === 'stale' ? 'stale' : 'full', ...(values.otlp ? { otlpUrl: values.otlp } : {}) });
+  const { values } = parseArgs({ options: { port: { type: 'string', default: '8080' }, otlp: { type: 'string' }, index: { type: 'string', default: 'full' }, release: { type: 'string' }, hallucinate: { type: 'boolean', default: false } } });
+  const { url } = await startDemoRag({ port: Number(values.port), index: values.index === 'stale' ? 'stale' : 'full', hallucinate: values.hallucinate, ...(values.release ? { release: values.release } : {}), ...(values.otlp ? { otlpUrl: values.otlp } : {}) });
   console.log(`demo RAG service on ${url} (POST {"question": "..."})${values.otlp ? `, traces to ${values.otlp}` : ''}`);
 }

@@ -17,10 +17,10 @@ export interface DemoTracing {
   shutdown(): Promise<void>;
 }
 
-/** Tracing that exports to `otlpUrl` (ragwatch's OTLP/HTTP base, e.g. http://127.0.0.1:4318). */
-export function demoTracing(otlpUrl: string, serviceName = 'acme-rag-demo'): DemoTracing {
+/** Tracing that exports to `otlpUrl` (ragwatch's OTLP/HTTP base, e.g. http://127.0.0.1:4318), with `release` as `service.version`. */
+export function demoTracing(otlpUrl: string, serviceName = 'acme-rag-demo', release?: string): DemoTracing {
   const exporter = new OTLPTraceExporter({ url: `${otlpUrl.replace(/\/+$/, '')}/v1/traces` });
-  const provider = new TracerProvider({ resource: resourceFromAttributes({ 'service.name': serviceName }), spanProcessors: [new BatchSpanProcessor({ exporter, scheduledDelayMillis: 200 })] });
+  const provider = new TracerProvider({ resource: resourceFromAttributes({ 'service.name': serviceName, ...(release ? { 'service.version': release } : {}) }), spanProcessors: [new BatchSpanProcessor({ exporter, scheduledDelayMillis: 200 })] });
   const tracer: Tracer = provider.getTracer(serviceName, '1.0.0');
   const propagator = new W3CTraceContextPropagator();
   const getter = { keys: (h: IncomingHttpHeaders) => Object.keys(h), get: (h: IncomingHttpHeaders, k: string) => h[k] };

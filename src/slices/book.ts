@@ -25,6 +25,12 @@ export interface SliceEntry {
   reference: ReferenceKind | null;
   referenceShare: number | null;
   referenceSamples: number;
+  /**
+   * Answers (and flagged ones) that arrived while the slice was untested for want of a reference (a
+   * new release before its first evaluation): the statistic starts from their sum once it is tested.
+   */
+  pendingSamples: number;
+  pendingFlagged: number;
   /** Answers and flagged answers since the statistic last left 0, and when that was. */
   runSamples: number;
   runFlagged: number;
@@ -143,7 +149,7 @@ export class SliceBook {
   entry(s: Slice, key: string, metric: string, judge: string, now: number): SliceEntry {
     let e = s.entries.get(key);
     if (!e) {
-      e = { metric, judge, series: new FlagSeries(this.#spanMs, now, this.#s.stepMs), cusum: 0, llr: undefined, cap: Infinity, threshold: Infinity, reference: null, referenceShare: null, referenceSamples: 0, runSamples: 0, runFlagged: 0, runSinceMs: null };
+      e = { metric, judge, series: new FlagSeries(this.#spanMs, now, this.#s.stepMs), cusum: 0, llr: undefined, cap: Infinity, threshold: Infinity, reference: null, referenceShare: null, referenceSamples: 0, pendingSamples: 0, pendingFlagged: 0, runSamples: 0, runFlagged: 0, runSinceMs: null };
       s.entries.set(key, e);
     }
     return e;

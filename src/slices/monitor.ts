@@ -113,6 +113,10 @@ export class SliceMonitor implements RecordSink {
         const e = this.#book.entry(s, key, metric, judge, now);
         e.series.add(now, 1, x);
         if (e.llr) this.#step(e, x, now);
+        else {
+          e.pendingSamples += 1;
+          e.pendingFlagged += x;
+        }
         const labels = { metric, judge, service, dimension: s.dimension, slice: s.value };
         this.#answers?.inc(labels);
         if (x > 0) this.#flagged?.inc(labels, x);
@@ -143,10 +147,17 @@ export class SliceMonitor implements RecordSink {
             e.reference = ref?.kind ?? null;
             e.referenceShare = ref?.share ?? null;
             e.referenceSamples = ref?.samples ?? 0;
+            const wasTested = e.llr !== undefined;
             e.llr = ref ? bernoulliLlr(ref.share, alternativeShare(ref.share, this.#s.shift, this.#s.minRatio)) : undefined;
             const pair = `${slice.dimension}\u0000${key}`;
-            if (!ref) this.#resetRun(e);
-            else tested.set(pair, (tested.get(pair) ?? 0) + share);
+            if (!ref) {
+              this.#resetRun(e);
+              // A dominant slice's answers are the service's; a new slice's wait for its reference.
+              if (share > this.#s.maxShare) e.pendingSamples = e.pendingFlagged = 0;
+            } else {
+              tested.set(pair, (tested.get(pair) ?? 0) + share);
+              if (!wasTested) this.#startFromPending(e, now);
+            }
             entries.push({ slice, e, pair });
           }
         }
@@ -254,6 +265,21 @@ export class SliceMonitor implements RecordSink {
     }
     e.runSamples += 1;
     e.runFlagged += x;
+  }
+
+  /**
+   * The statistic of a slice just tested starts from the answers that waited for its reference: their
+   * LLR sum, a lower bound of the CUSUM over them in any order (the CUSUM is the largest sum of a suffix).
+   */
+  #startFromPending(e: SliceEntry, now: number): void {
+    const { pendingSamples: n, pendingFlagged: k } = e;
+    e.pendingSamples = e.pendingFlagged = 0;
+    const s = k * e.llr!.flagged + (n - k) * e.llr!.good;
+    if (n === 0 || s <= 0) return;
+    e.cusum = s;
+    e.runSinceMs = now;
+    e.runSamples = n;
+    e.runFlagged = k;
   }
 
   #resetRun(e: SliceEntry): void {

@@ -118,6 +118,15 @@ describe('SliceMonitor', () => {
     expect(b.releases()[0]!.releases.map((r) => r.answers)).toEqual([50, 50]);
   });
 
+  it('counts a new release\'s answers that arrive before its first evaluation (a burst right after a deploy)', () => {
+    const h = harness();
+    h.feed(60, 12, (m, i) => record('v1', `/r${i % 4}`, every33(m, i)));
+    // Twelve flagged answers of v2 between two evaluations: the statistic starts from their sum.
+    for (let i = 0; i < 12; i++) h.monitor.onRecord(record('v2', '/r0', true));
+    expect(h.monitor.evaluate().map((s) => `${s.dimension}=${s.slice}`)).toContain('release=v2');
+    expect(h.monitor.status().find((s) => s.slice === 'v2' && s.metric === 'grounding_lexical')).toMatchObject({ runSamples: 12, runFlagged: 12 });
+  });
+
   it('leaves probe answers out', () => {
     const h = harness();
     h.monitor.onRecord(record('v1', '/a', true, { origin: 'probe' }));
