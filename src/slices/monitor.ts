@@ -142,7 +142,7 @@ export class SliceMonitor implements RecordSink {
             const totals = b.totals.get(key)!;
             e.series.advance(now);
             totals.advance(now);
-            const share = shareOfService(slice, e, totals, now, this.#s);
+            const { share, budgetShare } = shareOfService(slice, e, totals, now, this.#s);
             const ref = share > this.#s.maxShare ? undefined : referenceOf(slice, e, totals, now, this.#s);
             e.reference = ref?.kind ?? null;
             e.referenceShare = ref?.share ?? null;
@@ -155,7 +155,7 @@ export class SliceMonitor implements RecordSink {
               // A dominant slice's answers are the service's; a new slice's wait for its reference.
               if (share > this.#s.maxShare) e.pendingSamples = e.pendingFlagged = 0;
             } else {
-              tested.set(pair, (tested.get(pair) ?? 0) + share);
+              tested.set(pair, (tested.get(pair) ?? 0) + budgetShare);
               if (!wasTested) this.#startFromPending(e, now);
             }
             entries.push({ slice, e, pair });

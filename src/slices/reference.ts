@@ -45,14 +45,22 @@ export function referenceOf(slice: Slice, entry: SliceEntry, totals: FlagSeries,
 }
 
 /**
- * The slice's share of its service's answers since it appeared, at most the recent window back: above
- * `maxShare` the slice is its service (not tested); otherwise its share of the false-page budget's answers.
+ * The slice's share of its service's answers: `share` since it appeared (at most the recent window
+ * back; the whole recent window while that holds fewer than `minReferenceSamples` answers of the
+ * service) — above `maxShare` the slice is its service (not tested); `budgetShare`, the larger of the
+ * two, is its share of the false-page budget's answers (a new slice's share over the recent window
+ * would be too low, and its threshold too).
  */
-export function shareOfService(slice: Slice, entry: SliceEntry, totals: FlagSeries, now: number, s: SliceSettings): number {
+export function shareOfService(slice: Slice, entry: SliceEntry, totals: FlagSeries, now: number, s: SliceSettings): { share: number; budgetShare: number } {
   const c = entry.series.stepOf(now);
-  const from = Math.max(entry.series.stepOf(slice.firstSeenMs), c - Math.round(s.recentMs / s.stepMs));
-  const all = totals.counts(from, c + 1).samples;
-  return all > 0 ? entry.series.counts(from, c + 1).samples / all : 0;
+  const recent = c - Math.round(s.recentMs / s.stepMs);
+  const ratio = (from: number) => {
+    const all = totals.counts(from, c + 1).samples;
+    return { all, share: all > 0 ? entry.series.counts(from, c + 1).samples / all : 0 };
+  };
+  const since = ratio(Math.max(entry.series.stepOf(slice.firstSeenMs), recent));
+  const window = ratio(recent);
+  return { share: since.all >= s.minReferenceSamples ? since.share : window.share, budgetShare: Math.max(since.share, window.share) };
 }
 
 /**
