@@ -36,6 +36,9 @@ export const TARGETS: Readonly<Record<string, Target>> = {
   topic_assign_ratio_vs_judge: { describe: 'ratio <= 0.05', ok: (f) => f.ratio !== null && f.ratio <= 0.05 },
   sampling_topic_us_per_triplet: { describe: 'value < 20 us', ok: (f) => f.value < 20 },
   completeness_judge_ratio: { describe: 'ratio <= 1.2', ok: (f) => f.ratio !== null && f.ratio <= 1.2 },
+  // Issue 37: one evaluation of every slice at 20 services × 12 metrics × 3 releases × 10 routes.
+  slices_evaluate_ms: { describe: 'value < 50 ms', ok: (f) => f.value < 50, gate: true },
+  slice_entry_bytes: { describe: 'value < 8192 bytes', ok: (f) => f.value < 8192, gate: true },
   backtest_records_per_s: { describe: 'value >= 16667 (a million records in under a minute)', ok: (f) => f.value >= 16_667 },
 };
 
