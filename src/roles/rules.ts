@@ -9,6 +9,7 @@ import type { RagwatchConfig } from '../config/schema.ts';
 import { examRuleGroup } from '../exams/rules.ts';
 import { examplesBaseUrl, qualityRuleGroups, type RuleGroup } from '../metrics/rules.ts';
 import { probeRuleGroup } from '../probes/rules.ts';
+import { sliceRuleGroups } from '../slices/rules.ts';
 import { sloRuleGroups } from '../slo/rules.ts';
 
 /** The rule groups generated from the configuration. */
@@ -16,5 +17,5 @@ export function generateRules(config: RagwatchConfig): { groups: RuleGroup[] } {
   const { ruleInterval } = config.alerts;
   const examples = examplesBaseUrl(config);
   // Suite thresholds are series, so the probe and exam rules are the same for every config (and inert without a prober).
-  return { groups: [...qualityRuleGroups(config), ...changeRuleGroups(config, examples), ...sloRuleGroups(config, examples), probeRuleGroup(ruleInterval, examples), examRuleGroup(ruleInterval, examples)] };
+  return { groups: [...qualityRuleGroups(config), ...changeRuleGroups(config, examples), ...sliceRuleGroups(config, examples), ...sloRuleGroups(config, examples), probeRuleGroup(ruleInterval, examples), examRuleGroup(ruleInterval, examples)] };
 }

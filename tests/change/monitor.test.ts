@@ -117,7 +117,7 @@ describe('ChangeMonitor', () => {
 describe('change rules', () => {
   const config = loadConfig({ env: {}, overrides: { alerts: { metrics: { groundedness: { threshold: 0.8, severity: 'page' }, answer_relevancy: { threshold: 0.2, severity: 'ticket' } } } } });
   it('are generated for page-severity metrics only, unless a metric says otherwise', () => {
-    const names = (c: typeof config) => generateRules(c).groups.flatMap((g) => g.rules.map((r) => r.alert)).filter((a) => String(a).endsWith('Drop'));
+    const names = (c: typeof config) => generateRules(c).groups.flatMap((g) => g.rules.map((r) => r.alert)).filter((a) => String(a).endsWith('Drop') && !String(a).endsWith('SliceDrop'));
     expect(names(config)).toEqual([changeAlertName('groundedness')]);
     const on = loadConfig({ env: {}, overrides: { alerts: { metrics: { groundedness: { threshold: 0.8, severity: 'page', change: false }, answer_relevancy: { threshold: 0.2, severity: 'ticket', change: true } } } } });
     expect(names(on)).toEqual(['RagwatchAnswerRelevancyDrop']);

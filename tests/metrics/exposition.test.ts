@@ -61,7 +61,17 @@ describe('exposition', () => {
     expect(scoreFamilies.length).toBeLessThanOrEqual(groups * (bucketsPerGroup + 2 + 4));
     expect(all.length).toBe(afterFirst);
     expect(text.length).toBeLessThan(firstBytes * 1.2);
-    expect(text).not.toMatch(/route-|trace-0|svc-(?:[5-9]|[1-4]\d)"/);
+    // Routes are labels only of the slice series, and only the tracked ones (alerts.slices.maxRoutes per service).
+    const sliceLines = text.split('\n').filter((l) => l.startsWith('ragwatch_slice'));
+    expect(text.split('\n').filter((l) => !l.startsWith('ragwatch_slice')).join('\n')).not.toMatch(/route-|trace-0|svc-(?:[5-9]|[1-4]\d)"/);
+    expect(sliceLines.join('\n')).not.toMatch(/trace-0|svc-(?:[5-9]|[1-4]\d)"/);
+    const routesPerService = new Map<string, Set<string>>();
+    for (const l of sliceLines) {
+      const m = /service="([^"]+)",dimension="route",slice="([^"]+)"/.exec(l);
+      if (m) routesPerService.set(m[1]!, (routesPerService.get(m[1]!) ?? new Set()).add(m[2]!));
+    }
+    expect(routesPerService.size).toBeGreaterThan(0);
+    for (const routes of routesPerService.values()) expect(routes.size).toBeLessThanOrEqual(config.alerts.slices.maxRoutes);
     expect(text).toContain('service="other"');
     console.info(`exposition: ${all.length} series, ${text.length} bytes, scrape ${scrapeMs.map((m) => m.toFixed(1)).join(' / ')} ms`);
   });
