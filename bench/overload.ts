@@ -23,6 +23,7 @@ const otlp = `http://127.0.0.1:${otlpPort}/v1/traces`;
 const http = `http://127.0.0.1:${httpPort}`;
 const proc = spawnRagwatch(['start'], {
   RAGWATCH_OTLP_PORT: String(otlpPort),
+  RAGWATCH_OTLP_GRPC_PORT: '0',
   RAGWATCH_HTTP_PORT: String(httpPort),
   RAGWATCH_LOG_LEVEL: 'warn',
 });

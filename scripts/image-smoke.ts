@@ -155,7 +155,7 @@ async function startAndCheck(stage: Stage, state: StageState, bin: string): Prom
 
   const [otlpPort, httpPort] = [await freePort(), await freePort()];
   // As `docker run -e`: loopback here instead of the image's 0.0.0.0, ports picked free.
-  const env = { PATH: `${bin}:/usr/bin:/bin`, HOME: '/tmp', ...state.env, RAGWATCH_HOST: '127.0.0.1', RAGWATCH_OTLP_PORT: String(otlpPort), RAGWATCH_HTTP_PORT: String(httpPort) };
+  const env = { PATH: `${bin}:/usr/bin:/bin`, HOME: '/tmp', ...state.env, RAGWATCH_HOST: '127.0.0.1', RAGWATCH_OTLP_PORT: String(otlpPort), RAGWATCH_OTLP_GRPC_PORT: '0', RAGWATCH_HTTP_PORT: String(httpPort) };
   const asUser = process.getuid?.() === 0 ? { uid: user.uid, gid: user.gid } : {};
   log(`starting ${command.join(' ')} as ${process.getuid?.() === 0 ? `uid ${user.uid}` : 'the current user (not root: cannot switch)'}`);
   const child = spawn(join(bin, command[0]!), command.slice(1), { cwd: appDir, env, stdio: ['ignore', 'inherit', 'inherit'], ...asUser });

@@ -16,8 +16,10 @@ export const collectorCommand: Command = {
   -c, --config FILE   YAML configuration (default: $RAGWATCH_CONFIG)
 
 Needs transport.kind: kafka and transport.kafka.brokers (env RAGWATCH_TRANSPORT=kafka,
-RAGWATCH_KAFKA_BROKERS=host:port,...). Serves OTLP/HTTP on server.otlpPort and /metrics,
-/healthz, /readyz on server.httpPort. While Kafka is unreachable it keeps serving OTLP and
+RAGWATCH_KAFKA_BROKERS=host:port,...). Serves OTLP/HTTP on server.otlpPort (4318, env
+RAGWATCH_OTLP_PORT) and OTLP/gRPC on server.otlpGrpcPort (4317, env RAGWATCH_OTLP_GRPC_PORT;
+server.otlpGrpc: false turns it off), with the same token, limits and load shedding on both, and
+/metrics, /healthz, /readyz on server.httpPort. While Kafka is unreachable it keeps serving OTLP and
 buffers up to transport.kafka.producer.maxBufferMessages, dropping (and counting) the excess.
 By default (transport.kafka.assembly: spans_topic) it forwards redacted span records to the spans
 topic, where "ragwatch assembler" assembles, samples and produces triplets; with assembly: local

@@ -17,7 +17,8 @@ export const startCommand: Command = {
 
   -c, --config FILE   YAML configuration (default: $RAGWATCH_CONFIG, else embedded defaults)
 
-OTLP/HTTP on server.otlpPort (4318); /metrics, /healthz, /readyz and the UI on server.httpPort
+OTLP/HTTP on server.otlpPort (4318) and OTLP/gRPC on server.otlpGrpcPort (4317; server.otlpGrpc:
+false turns it off); /metrics, /healthz, /readyz and the UI on server.httpPort
 (9464): the front door /, /examples, /review, /calibration, /weaknesses, /probes, /exams and their
 JSON under /api/* (server.uiPort gives the UI a port of its own; server.apiToken protects it).
 Runs the suites of probes.suites on their schedules.`,

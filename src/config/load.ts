@@ -16,6 +16,7 @@ type EnvKind = 'string' | 'number' | 'list';
 export const ENV_OVERRIDES: ReadonlyArray<{ env: string; path: string; kind: EnvKind }> = [
   { env: 'RAGWATCH_HOST', path: 'server.host', kind: 'string' },
   { env: 'RAGWATCH_OTLP_PORT', path: 'server.otlpPort', kind: 'number' },
+  { env: 'RAGWATCH_OTLP_GRPC_PORT', path: 'server.otlpGrpcPort', kind: 'number' },
   { env: 'RAGWATCH_HTTP_PORT', path: 'server.httpPort', kind: 'number' },
   { env: 'RAGWATCH_BEARER_TOKEN', path: 'server.bearerToken', kind: 'string' },
   { env: 'RAGWATCH_API_TOKEN', path: 'server.apiToken', kind: 'string' },

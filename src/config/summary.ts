@@ -8,7 +8,7 @@ import type { RagwatchConfig } from './schema.ts';
 export function configSummary(config: RagwatchConfig): Record<string, unknown> {
   const { server, sampling, transport, judge, metrics, alerts } = config;
   return {
-    server: { host: server.host, otlpPort: server.otlpPort, httpPort: server.httpPort, bearerToken: server.bearerToken ? 'set' : 'unset' },
+    server: { host: server.host, otlpPort: server.otlpPort, otlpGrpcPort: server.otlpGrpc ? server.otlpGrpcPort : 'off', httpPort: server.httpPort, bearerToken: server.bearerToken ? 'set' : 'unset' },
     sampling: { rate: sampling.rate },
     transport: { kind: transport.kind },
     judge: { kind: judge.kind, model: judge.model, baseUrl: judge.baseUrl ? new URL(judge.baseUrl).origin : null, apiKey: judge.apiKey ? 'set' : 'unset' },

@@ -15,9 +15,10 @@ import { createExamMonitor } from '../exams/create.ts';
 import { openReviewStore } from '../store/create.ts';
 import type { Prober } from '../probes/prober.ts';
 import { startHttpServers } from './http-servers.ts';
-import { createIngestApp } from '../server/ingest-app.ts';
 import { recordIngestOutcome } from '../server/ingest-metrics.ts';
-import { listen, type RunningServer } from './serve.ts';
+import type { RunningServer } from './serve.ts';
+import type { GrpcIngest } from '../server/ingest-grpc.ts';
+import { startIngestServers, type IngestServers } from './ingest-servers.ts';
 import { SamplingTopics, sharedSamplingTopics } from '../weakness/sampling-topics.ts';
 
 /** Share of `capture.maxBufferedSpans` above which new OTLP requests are refused whole (503). */
@@ -31,6 +32,8 @@ export interface RunningApp {
   /** The scheduled probes (`probes.suites`); absent without suites. */
   prober: Prober | undefined;
   otlp: RunningServer;
+  /** OTLP/gRPC (absent with `server.otlpGrpc: false`). */
+  otlpGrpc: GrpcIngest | undefined;
   http: RunningServer;
   /** The UI server: `http` itself unless `server.uiPort` is set. */
   ui: RunningServer;
@@ -61,38 +64,29 @@ export async function startApp(config: RagwatchConfig, logger: Logger = silentLo
     if (prober) pipeline.sinks.add(prober);
   }
   const { server } = config;
-  const ingest = createIngestApp({
-    onSpans: (spans) => pipeline.ingestSpans(spans, 'otlp'),
-    onLogs: (logs) => pipeline.ingestLogs(logs, 'otlp'),
-    maxBodyBytes: server.maxBodyBytes,
-    requestTimeoutMs: server.requestTimeoutMs,
-    maxConcurrentRequests: server.maxConcurrentRequests,
-    maxInflightBytes: server.maxInflightBytes,
-    maxEventLoopDelayMs: server.maxEventLoopDelayMs,
-    // Whole requests are refused before the capture buffer drops spans one by one (which would cut traces).
-    saturation: () => (pipeline.capture.fullness >= CAPTURE_FULL ? `capture buffer ${Math.round(pipeline.capture.fullness * 100)} % of capture.maxBufferedSpans` : undefined),
-    rateLimitRequestsPerSecond: server.rateLimitRequestsPerSecond,
-    rateLimitItemsPerSecond: server.rateLimitItemsPerSecond,
-    rateLimitBurstSeconds: server.rateLimitBurstSeconds,
-    bearerToken: server.bearerToken,
-    onOutcome: (outcome) => recordIngestOutcome(pipeline.instruments, outcome),
-  });
   const servers = await startHttpServers(server, { registry: pipeline.instruments.registry, ready: () => pipeline.ready, quality, summary: () => configSummary(config), probes: prober }, logger);
   const { http } = servers;
-  let otlp: RunningServer;
+  let ingest: IngestServers;
   try {
-    otlp = await listen(ingest, server.host, server.otlpPort);
+    ingest = await startIngestServers(server, {
+      onSpans: (spans) => pipeline.ingestSpans(spans, 'otlp'),
+      onLogs: (logs) => pipeline.ingestLogs(logs, 'otlp'),
+      // Whole requests are refused before the capture buffer drops spans one by one (which would cut traces).
+      saturation: () => (pipeline.capture.fullness >= CAPTURE_FULL ? `capture buffer ${Math.round(pipeline.capture.fullness * 100)} % of capture.maxBufferedSpans` : undefined),
+      onOutcome: (outcome) => recordIngestOutcome(pipeline.instruments, outcome),
+    });
   } catch (err) {
     await servers.close();
     throw err;
   }
+  const otlp = ingest.http;
   pipeline.start().then(
     () => logger.info({ judge: pipeline.judge.kind }, 'judge ready'),
     (err: unknown) => logger.error({ err }, 'judge failed to start; triplets will be counted as failed'),
   );
   quality.start();
   prober?.start();
-  logger.info({ otlp: `http://${server.host}:${otlp.port}/v1/traces`, metrics: `http://${server.host}:${http.port}/metrics` }, 'ragwatch started');
+  logger.info({ otlp: `http://${server.host}:${otlp.port}/v1/traces`, ...(ingest.grpc ? { otlpGrpc: `${server.host}:${ingest.grpc.port}` } : {}), metrics: `http://${server.host}:${http.port}/metrics` }, 'ragwatch started');
 
   let stopping: Promise<void> | undefined;
   return {
@@ -100,12 +94,13 @@ export async function startApp(config: RagwatchConfig, logger: Logger = silentLo
     quality,
     prober,
     otlp,
+    otlpGrpc: ingest.grpc,
     http,
     ui: servers.ui,
     shutdown: () =>
       (stopping ??= (async () => {
         await prober?.shutdown();
-        await otlp.close();
+        await ingest.close(server.shutdownGraceMs);
         await pipeline.shutdown();
         await quality.shutdown();
         await quality.exams?.shutdown();

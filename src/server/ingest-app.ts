@@ -29,6 +29,8 @@ export type IngestReason =
 /** What happened to one ingest request. */
 export interface IngestOutcome {
   endpoint: '/v1/traces' | '/v1/logs';
+  /** OTLP/HTTP, or OTLP/gRPC (its status is then the HTTP status the gRPC one mirrors). */
+  transport: 'http' | 'grpc';
   status: IngestStatus;
   reason: IngestReason;
   /** Spans or log records accepted and handed on. */
@@ -49,6 +51,14 @@ export interface IngestAppOptions extends IngestGuardOptions {
   requestTimeoutMs?: number;
   /** Told about every request (metrics). Must not throw. */
   onOutcome?: (outcome: IngestOutcome) => void;
+  /** The admission guard, when shared with the OTLP/gRPC server (one set of limits). Default: one of its own. */
+  guard?: IngestGuard;
+}
+
+/** The admission guard of the ingest limits: one largest body, received and decompressed, always fits. */
+export function ingestGuardOf(options: IngestGuardOptions & { maxBodyBytes?: number }): IngestGuard {
+  const maxBodyBytes = options.maxBodyBytes ?? INGEST_DEFAULTS.maxBodyBytes;
+  return new IngestGuard({ ...options, maxInflightBytes: Math.max(options.maxInflightBytes ?? DEFAULT_MAX_INFLIGHT_BYTES, 2 * maxBodyBytes) });
 }
 
 const STATUS_REASON: Record<number, IngestReason> = { 400: 'invalid', 413: 'too_large', 415: 'unsupported_media_type' };
@@ -57,15 +67,14 @@ const STATUS_REASON: Record<number, IngestReason> = { 400: 'invalid', 413: 'too_
 export function createIngestApp(options: IngestAppOptions): Hono {
   const maxBodyBytes = options.maxBodyBytes ?? INGEST_DEFAULTS.maxBodyBytes;
   const timeoutMs = options.requestTimeoutMs ?? INGEST_DEFAULTS.requestTimeoutMs;
-  // One largest body, received and decompressed, must always fit, or it could never be accepted.
-  const guard = new IngestGuard({ ...options, maxInflightBytes: Math.max(options.maxInflightBytes ?? DEFAULT_MAX_INFLIGHT_BYTES, 2 * maxBodyBytes) });
+  const guard = options.guard ?? ingestGuardOf(options);
   const app = new Hono();
 
   async function handle(c: Context, signal: OtlpSignal): Promise<Response> {
     const endpoint = signal === 'traces' ? '/v1/traces' : '/v1/logs';
     let replyType: OtlpMediaType = responseMediaType(c.req.header('content-type'));
     const done = (response: Response, reason: IngestReason, accepted = 0, rejected = 0): Response => {
-      options.onOutcome?.({ endpoint, status: response.status as IngestStatus, reason, accepted, rejected });
+      options.onOutcome?.({ endpoint, transport: 'http', status: response.status as IngestStatus, reason, accepted, rejected });
       return response;
     };
     const refuse = (r: Refusal): Response => {

@@ -10,7 +10,7 @@ import type { IngestOutcome } from './ingest-app.ts';
  * rejected individually (partial success) in `ragwatch_dropped_total{stage="ingest"}`.
  */
 export function recordIngestOutcome(instruments: Pick<Instruments, 'ingestRequests' | 'dropped'>, outcome: IngestOutcome): void {
-  instruments.ingestRequests.inc({ endpoint: outcome.endpoint, status: String(outcome.status), reason: outcome.reason });
+  instruments.ingestRequests.inc({ endpoint: outcome.endpoint, transport: outcome.transport, status: String(outcome.status), reason: outcome.reason });
   if (outcome.rejected > 0) {
     const reason = outcome.endpoint === '/v1/traces' ? 'invalid_span' : 'invalid_log_record';
     instruments.dropped.inc({ stage: 'ingest', reason }, outcome.rejected);

@@ -5,6 +5,7 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { Deployment } from 'kubernetes-models/apps/v1';
+import { NetworkPolicy } from 'kubernetes-models/networking.k8s.io/v1';
 import { PodDisruptionBudget } from 'kubernetes-models/policy/v1';
 import { ConfigMap, Secret, Service, ServiceAccount } from 'kubernetes-models/v1';
 import { PrometheusRule, ServiceMonitor } from '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1';
@@ -48,6 +49,7 @@ type Validator = (obj: K8sObject) => void;
 const VALIDATORS: Record<string, Validator> = {
   'apps/v1/Deployment': (o) => new Deployment(o as never).validate(),
   'policy/v1/PodDisruptionBudget': (o) => new PodDisruptionBudget(o as never).validate(),
+  'networking.k8s.io/v1/NetworkPolicy': (o) => new NetworkPolicy(o as never).validate(),
   'v1/ConfigMap': (o) => new ConfigMap(o as never).validate(),
   'v1/Secret': (o) => new Secret(o as never).validate(),
   'v1/Service': (o) => new Service(o as never).validate(),

@@ -171,7 +171,7 @@ describe('live: ragwatch start (chart test-alert config; and an LLM-judge instan
       judge: { kind: 'llm', model: 'judge-model', baseUrl: fake.baseURL, apiKey: 'test-key', llm: { prices: { 'judge-model': { inputPerMillion: 0.15, outputPerMillion: 0.6 } } } },
     });
     const [otlpPort, httpPort, llmOtlpPort, llmHttpPort, ragPort] = [await freePort(), await freePort(), await freePort(), await freePort(), await freePort()];
-    const env = (otlp: number, http: number) => ({ RAGWATCH_OTLP_PORT: String(otlp), RAGWATCH_HTTP_PORT: String(http), RAGWATCH_LOG_LEVEL: 'warn' });
+    const env = (otlp: number, http: number) => ({ RAGWATCH_OTLP_PORT: String(otlp), RAGWATCH_OTLP_GRPC_PORT: '0', RAGWATCH_HTTP_PORT: String(http), RAGWATCH_LOG_LEVEL: 'warn' });
     // The probes demo (config/demo.yaml's suite), pointed at the demo RAG service `npm run demo` starts on ragPort.
     const suite = parse(readFileSync(join(ROOT, 'config', 'probes', 'example', 'suite.yaml'), 'utf8')) as { csv: string; target: { url: string } };
     suite.csv = join(ROOT, 'config', 'probes', 'example', 'facts');
@@ -292,6 +292,7 @@ describe('live: the chart in split mode (ragwatch collector + assembler + scorer
       RAGWATCH_KAFKA_BROKERS: kafka!.brokers.join(','),
       RAGWATCH_SAMPLE_RATE: '1',
       RAGWATCH_OTLP_PORT: String(otlp),
+      RAGWATCH_OTLP_GRPC_PORT: '0',
       RAGWATCH_HTTP_PORT: String(http),
       RAGWATCH_LOG_LEVEL: 'warn',
     });

@@ -210,6 +210,25 @@ describe('helm chart', () => {
     expect(ofKind<ServiceObj>(split, 'Service').map((s) => s.metadata.name).sort()).toEqual(['rw-ragwatch-assembler', 'rw-ragwatch-collector', 'rw-ragwatch-scorer', 'rw-ragwatch-scorer-ui', 'rw-ragwatch-slices']);
   });
 
+  it('OTLP/gRPC: the ingesting pods expose otlp-grpc (4317) beside otlp-http, their Services too (appProtocol grpc); the opt-in NetworkPolicy admits both', () => {
+    type Port = { name: string; port?: number; containerPort?: number; appProtocol?: string };
+    for (const objects of [helmTemplate([]), helmTemplate(['-f', join(ROOT, 'helm', 'examples', 'kafka-split.values.yaml')])]) {
+      const ingest = ofKind<DeploymentObj>(objects, 'Deployment').filter((d) => ['start', 'collector'].includes(d.spec.template.spec.containers[0]!.args![0]!));
+      expect(ingest).toHaveLength(1);
+      const c = ingest[0]!.spec.template.spec.containers[0]! as unknown as { ports: Port[]; env: Array<{ name: string; value?: string }> };
+      expect(c.ports).toContainEqual({ name: 'otlp-grpc', containerPort: 4317, protocol: 'TCP' });
+      expect(c.env).toContainEqual({ name: 'RAGWATCH_OTLP_GRPC_PORT', value: '4317' });
+      const ports = ofKind<ServiceObj & { spec: { ports: Port[] } }>(objects, 'Service').flatMap((s) => s.spec.ports);
+      expect(ports).toContainEqual({ name: 'otlp-grpc', port: 4317, targetPort: 'otlp-grpc', protocol: 'TCP', appProtocol: 'grpc' });
+    }
+    expect(ofKind(helmTemplate([]), 'NetworkPolicy')).toEqual([]);
+    const policies = ofKind<K8sObject & { spec: { ingress: Array<{ ports: Port[]; from?: unknown[] }> } }>(helmTemplate(['--set', 'networkPolicy.enabled=true', '--set-json', 'networkPolicy.otlpFrom=[{"namespaceSelector":{"matchLabels":{"team":"rag"}}}]']), 'NetworkPolicy');
+    expect(policies).toHaveLength(1);
+    expect(() => validateObject(policies[0]!)).not.toThrow();
+    expect(policies[0]!.spec.ingress[0]!.ports.map((p) => p.port)).toEqual(['otlp-http', 'otlp-grpc']);
+    expect(policies[0]!.spec.ingress[0]!.from).toEqual([{ namespaceSelector: { matchLabels: { team: 'rag' } } }]);
+  });
+
   it('adds additionalLabels to the ServiceMonitor and PrometheusRule (kube-prometheus-stack `release`)', () => {
     const objects = helmTemplate([...CRDS, '--set', 'metrics.serviceMonitor.additionalLabels.release=kps', '--set', 'prometheusRule.additionalLabels.release=kps']);
     for (const kind of ['ServiceMonitor', 'PrometheusRule']) expect(ofKind(objects, kind)[0]!.metadata.labels?.release).toBe('kps');

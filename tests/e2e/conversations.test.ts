@@ -28,7 +28,7 @@ beforeAll(async () => {
   const config = loadConfig({
     env: {},
     overrides: {
-      server: { otlpPort: 0, httpPort: 0 },
+      server: { otlpPort: 0, otlpGrpcPort: 0, httpPort: 0 },
       store: { dataDir: join(dir, 'data') },
       metrics: { processMetrics: false },
       sampling: { rate: 0.5 },

@@ -44,7 +44,7 @@ beforeAll(async () => {
   const config = loadConfig({
     env: {},
     overrides: {
-      server: { otlpPort, httpPort: 0, apiToken: TOKEN },
+      server: { otlpPort, otlpGrpcPort: 0, httpPort: 0, apiToken: TOKEN },
       store: { dataDir: join(dir, 'data') },
       metrics: { processMetrics: false },
       probes: { suites: [suiteFile], firstRunDelayMs: 3_600_000, joinTimeoutMs: 20_000 },

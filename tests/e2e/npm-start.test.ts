@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { haveBinaries } from '../helpers/prometheus.ts';
 import { BIN, ROOT, waitFor } from '../helpers/process.ts';
 
-const ENV = { ...process.env, RAGWATCH_HTTP_PORT: '0', RAGWATCH_OTLP_PORT: '0', RAGWATCH_LOG_LEVEL: 'info', RAGWATCH_LOG_FORMAT: 'auto', CI: process.env.CI ?? '' };
+const ENV = { ...process.env, RAGWATCH_HTTP_PORT: '0', RAGWATCH_OTLP_PORT: '0', RAGWATCH_OTLP_GRPC_PORT: '0', RAGWATCH_LOG_LEVEL: 'info', RAGWATCH_LOG_FORMAT: 'auto', CI: process.env.CI ?? '' };
 
 /** Every descendant pid of `pid` (Linux /proc). */
 function descendants(pid: number): number[] {

@@ -47,7 +47,7 @@ describe.skipIf(!enabled)('a broken release next to a healthy one, through ragwa
     const config = loadConfig({
       env: {},
       overrides: {
-        server: { otlpPort, httpPort: 0 },
+        server: { otlpPort, otlpGrpcPort: 0, httpPort: 0 },
         store: { dataDir: join(dir, 'data') },
         metrics: { processMetrics: false },
         // Test-sized: a reference after 30 answers, a verdict after 8, evaluated four times a second.

@@ -16,7 +16,7 @@ describe('ragwatch start (real process, real ports)', () => {
     const [otlpPort, httpPort] = [await freePort(), await freePort()];
     otlp = `http://127.0.0.1:${otlpPort}`;
     http = `http://127.0.0.1:${httpPort}`;
-    proc = spawnRagwatch(['start'], { RAGWATCH_OTLP_PORT: String(otlpPort), RAGWATCH_HTTP_PORT: String(httpPort) });
+    proc = spawnRagwatch(['start'], { RAGWATCH_OTLP_PORT: String(otlpPort), RAGWATCH_OTLP_GRPC_PORT: '0', RAGWATCH_HTTP_PORT: String(httpPort) });
   });
 
   afterAll(async () => {

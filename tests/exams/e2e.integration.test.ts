@@ -62,7 +62,7 @@ describe('exams end to end: two releases of the demo service', () => {
 
   it('ragwatch start exports the exam series and serves /exams', async () => {
     const [otlp, http] = [await freePort(), await freePort()];
-    start = spawnRagwatch(['start'], { RAGWATCH_DATA_DIR: env.RAGWATCH_DATA_DIR, RAGWATCH_EXAM_FILES: EXAM, RAGWATCH_OTLP_PORT: String(otlp), RAGWATCH_HTTP_PORT: String(http), RAGWATCH_LOG_LEVEL: 'warn' });
+    start = spawnRagwatch(['start'], { RAGWATCH_DATA_DIR: env.RAGWATCH_DATA_DIR, RAGWATCH_EXAM_FILES: EXAM, RAGWATCH_OTLP_PORT: String(otlp), RAGWATCH_OTLP_GRPC_PORT: '0', RAGWATCH_HTTP_PORT: String(http), RAGWATCH_LOG_LEVEL: 'warn' });
     const url = `http://127.0.0.1:${http}`;
     const metrics = await waitFor(async () => {
       const text = await (await fetch(`${url}/metrics`).catch(() => undefined))?.text();

@@ -62,7 +62,7 @@ async function waitSettled(accepted: number, timeoutMs: number): Promise<ReturnT
 describe.runIf(useKafka)('fault 2: Kafka broker killed and restarted mid-stream', () => {
   it('producer bounds and counts, recovers by itself; nothing lost unexplained', { timeout: 240_000 }, async () => {
     rw = await startRagwatch({
-      server: { otlpPort: 0, httpPort: 0 },
+      server: { otlpPort: 0, otlpGrpcPort: 0, httpPort: 0 },
       capture: { traceIdleMs: 200 },
       transport: { kind: 'kafka', kafka: { brokers: kafka!.brokers, connectionTimeoutMs: 1_000, producer: { maxBufferMessages: BUFFER, requestTimeoutMs: 2_000, maxRetryBackoffMs: 500 } } },
       log: { level: 'info' },

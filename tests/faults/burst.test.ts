@@ -26,7 +26,7 @@ describe('fault 4: 10× ingest burst', () => {
   it(`${BURST_S} s at 10× capacity: bounded RSS, counted drops, responsive /healthz, identity holds`, { timeout: (BURST_S + 120) * 1000 }, async () => {
     expect(OFFERED_SPANS_PER_S).toBe(10 * CAPACITY_SPANS_PER_S);
     rw = await startRagwatch({
-      server: { otlpPort: 0, httpPort: 0, rateLimitItemsPerSecond: CAPACITY_SPANS_PER_S },
+      server: { otlpPort: 0, otlpGrpcPort: 0, httpPort: 0, rateLimitItemsPerSecond: CAPACITY_SPANS_PER_S },
       capture: { traceIdleMs: 500 },
       log: { level: 'info' },
     });

@@ -88,7 +88,7 @@ function found(haystack: string): string[] {
 describe('fault 7: canary PII through the whole pipeline', () => {
   it('no raw PII in judge requests, logs, Kafka topics, /api/examples, /examples or /metrics', { timeout: 180_000 }, async () => {
     rw = await startRagwatch({
-      server: { otlpPort: 0, httpPort: 0 },
+      server: { otlpPort: 0, otlpGrpcPort: 0, httpPort: 0 },
       capture: { traceIdleMs: 200 },
       transport: useKafka ? { kind: 'kafka', kafka: { brokers: kafka!.brokers, consumer: { maxAttempts: 1 } } } : { kind: 'memory' },
       judge: { kind: 'llm', baseUrl: fake.baseURL, apiKey: 'sk-test-not-a-canary', model: 'judge-model', llm: { resultCacheSize: 0, factCacheSize: 0, retryBaseMs: 20, maxRetries: 1 } },

@@ -15,7 +15,7 @@ afterAll(async () => rw?.cleanup());
 describe('SIGTERM with traffic in flight', () => {
   it('exits 0 within the grace period and nothing is lost unexplained', async () => {
     rw = await startRagwatch({
-      server: { otlpPort: 0, httpPort: 0, shutdownGraceMs: GRACE_MS },
+      server: { otlpPort: 0, otlpGrpcPort: 0, httpPort: 0, shutdownGraceMs: GRACE_MS },
       capture: { traceIdleMs: 300 },
       log: { level: 'info' },
     });

@@ -96,7 +96,7 @@ export async function startRole(role: 'collector' | 'scorer' | 'assembler' | 'pr
 export function roleConfig(brokers: string[], prefix: string, kafka: Record<string, unknown> = {}, judgeBaseUrl?: string): Record<string, unknown> {
   const { producer, consumer, ...rest } = kafka as { producer?: Record<string, unknown>; consumer?: Record<string, unknown> };
   return {
-    server: { host: '127.0.0.1', otlpPort: 0, httpPort: 0, shutdownGraceMs: 3_000 },
+    server: { host: '127.0.0.1', otlpPort: 0, otlpGrpcPort: 0, httpPort: 0, shutdownGraceMs: 3_000 },
     capture: { traceIdleMs: 200 },
     transport: {
       kind: 'kafka',

@@ -71,7 +71,7 @@ describe.skipIf(!haveBinaries('live Prometheus/Alertmanager test', 'prometheus',
     const config = loadConfig({
       env: {},
       overrides: {
-        server: { httpPort, otlpPort },
+        server: { httpPort, otlpPort, otlpGrpcPort: 0 },
         capture: { traceIdleMs: 100 },
         metrics: { windowMs: 10_000 },
         alerts: {

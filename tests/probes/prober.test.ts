@@ -63,7 +63,7 @@ beforeAll(async () => {
   const config = loadConfig({
     env: {},
     overrides: {
-      server: { otlpPort, httpPort: 0 },
+      server: { otlpPort, otlpGrpcPort: 0, httpPort: 0 },
       capture: { traceIdleMs: 200 },
       // Scheduled far enough out to run them by hand here (the schedule itself: prober-schedule.test.ts).
       probes: { suites: [suiteFile('acme_traced', demo.url, false), suiteFile('acme_plain', uninstrumented.url, true)], firstRunDelayMs: 3_600_000, joinTimeoutMs: 20_000 },

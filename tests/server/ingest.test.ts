@@ -33,7 +33,7 @@ describe('OTLP/HTTP ingest on the real port', () => {
 
   beforeAll(async () => {
     fx = await sdkFixture();
-    const config = configSchema.parse({ server: { otlpPort: 0, httpPort: 0, maxBodyBytes: MAX_BODY_BYTES } });
+    const config = configSchema.parse({ server: { otlpPort: 0, otlpGrpcPort: 0, httpPort: 0, maxBodyBytes: MAX_BODY_BYTES } });
     app = await startApp(config);
     otlp = `http://127.0.0.1:${app.otlp.port}`;
     http = `http://127.0.0.1:${app.http.port}`;

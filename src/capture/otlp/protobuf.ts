@@ -25,6 +25,7 @@ const TRACE_RESPONSE = root.lookupType('opentelemetry.proto.collector.trace.v1.E
 const LOGS_REQUEST = root.lookupType('opentelemetry.proto.collector.logs.v1.ExportLogsServiceRequest');
 const LOGS_RESPONSE = root.lookupType('opentelemetry.proto.collector.logs.v1.ExportLogsServiceResponse');
 const STATUS = root.lookupType('google.rpc.Status');
+const RETRY_INFO = root.lookupType('google.rpc.RetryInfo');
 
 /** A protobufjs reader that rejects string fields which are not valid UTF-8. */
 class StrictUtf8Reader extends protobuf.BufferReader {
@@ -77,6 +78,25 @@ export function encodeLogsResponse(partial?: PartialSuccess): Uint8Array {
 /** Encodes a `google.rpc.Status` (the OTLP/HTTP error body). */
 export function encodeStatus(code: number, message: string): Uint8Array {
   return STATUS.encode(STATUS.fromObject({ code, message })).finish();
+}
+
+/**
+ * Encodes a `google.rpc.Status` carrying a `google.rpc.RetryInfo` (OTLP/gRPC's `grpc-status-details-bin`
+ * trailer: the server tells a throttled exporter how long to wait before it retries).
+ */
+export function encodeStatusWithRetry(code: number, message: string, retryAfterSeconds: number): Uint8Array {
+  const retry = RETRY_INFO.encode(RETRY_INFO.fromObject({ retryDelay: { seconds: Math.floor(retryAfterSeconds), nanos: Math.round((retryAfterSeconds % 1) * 1e9) } })).finish();
+  return STATUS.encode(STATUS.fromObject({ code, message, details: [{ typeUrl: 'type.googleapis.com/google.rpc.RetryInfo', value: retry }] })).finish();
+}
+
+/** The retry delay of a `google.rpc.Status`'s RetryInfo, in seconds; undefined without one (for clients and tests). */
+export function decodeRetryDelaySeconds(body: Uint8Array): number | undefined {
+  const status = STATUS.decode(body) as unknown as { details?: Array<{ typeUrl: string; value: Uint8Array }> };
+  const any = status.details?.find((d) => d.typeUrl === 'type.googleapis.com/google.rpc.RetryInfo');
+  if (!any) return undefined;
+  const info = RETRY_INFO.decode(any.value) as unknown as { retryDelay?: { seconds?: number | { toNumber(): number }; nanos?: number } };
+  const s = info.retryDelay?.seconds;
+  return (typeof s === 'object' ? s.toNumber() : (s ?? 0)) + (info.retryDelay?.nanos ?? 0) / 1e9;
 }
 
 /** Decodes a `google.rpc.Status` (for clients and tests). */

@@ -9,6 +9,13 @@ export const serverSection = z
     host: z.string().min(1).default('127.0.0.1'),
     /** OTLP/HTTP ingest port (`/v1/traces`, `/v1/logs`). 0 picks a free port. Default 4318. */
     otlpPort: port.default(4318),
+    /**
+     * OTLP/gRPC ingest port (`TraceService/Export`, `LogsService/Export`: the Collector's `otlp` exporter,
+     * the Python and .NET SDKs' default). 0 picks a free port. Default 4317.
+     */
+    otlpGrpcPort: port.default(4317),
+    /** Serve OTLP/gRPC at all. Default true. */
+    otlpGrpc: z.boolean().default(true),
     /** Metrics and API port (`/metrics`, `/healthz`, `/readyz`, `/api/*`). 0 picks a free port. Default 9464. */
     httpPort: port.default(9464),
     /** Largest accepted OTLP body, on the wire and after decompression, in bytes (over it → 413). Default 16 MiB. */

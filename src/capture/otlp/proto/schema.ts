@@ -175,8 +175,16 @@ export const OTLP_DESCRIPTOR: INamespace = {
       nested: {
         rpc: {
           nested: {
-            // `details` (repeated google.protobuf.Any, field 3) is never sent by ragwatch.
-            Status: { fields: { code: { type: 'int32', id: 1 }, message: { type: 'string', id: 2 } } },
+            // `details` carries a RetryInfo when OTLP/gRPC load shedding tells the exporter when to retry.
+            Status: { fields: { code: { type: 'int32', id: 1 }, message: { type: 'string', id: 2 }, details: { rule: repeated, type: 'google.protobuf.Any', id: 3 } } },
+            // google/rpc/error_details.proto
+            RetryInfo: { fields: { retryDelay: { type: 'google.protobuf.Duration', id: 1 } } },
+          },
+        },
+        protobuf: {
+          nested: {
+            Any: { fields: { typeUrl: { type: 'string', id: 1 }, value: { type: 'bytes', id: 2 } } },
+            Duration: { fields: { seconds: { type: 'int64', id: 1 }, nanos: { type: 'int32', id: 2 } } },
           },
         },
       },
