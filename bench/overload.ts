@@ -2,11 +2,15 @@
  * rss_growth_mb_overload: RSS growth of a real `ragwatch start` process while it is offered ~10×
  * more traffic than it can judge, held for 60 s (--quick: 10 s). Bounded queues must drop (counted)
  * instead of growing. Also reports /healthz p99 latency under that load and the drops by reason.
+ * rss_growth_mb_overload_grpc: the same over OTLP/gRPC (protobuf bodies of real SDK spans), a second
+ * process in the same run.
  */
+import * as grpc from '@grpc/grpc-js';
 import { readFileSync } from 'node:fs';
 import { CLOCK_TOWER, openInferenceTrace } from '../scripts/lib/otlp-trace.ts';
 import { freePort, metricValue, spawnRagwatch, waitFor } from '../tests/helpers/process.ts';
 import { emit, percentile, QUICK } from './lib.ts';
+import { otlpBodyMaker } from './otlp-bodies.ts';
 
 const HOLD_MS = QUICK ? 10_000 : 60_000;
 const CONCURRENCY = 8;
@@ -18,31 +22,45 @@ function rssMb(pid: number): number {
   return kb / 1024;
 }
 
-const [otlpPort, httpPort] = [await freePort(), await freePort()];
+/** One overload run over `transport`: a fresh `ragwatch start`, its figures emitted with `suffix`. */
+async function overload(transport: 'http' | 'grpc', suffix: string): Promise<void> {
+const [otlpPort, grpcPort, httpPort] = [await freePort(), await freePort(), await freePort()];
 const otlp = `http://127.0.0.1:${otlpPort}/v1/traces`;
 const http = `http://127.0.0.1:${httpPort}`;
 const proc = spawnRagwatch(['start'], {
   RAGWATCH_OTLP_PORT: String(otlpPort),
-  RAGWATCH_OTLP_GRPC_PORT: '0',
+  RAGWATCH_OTLP_GRPC_PORT: String(grpcPort),
   RAGWATCH_HTTP_PORT: String(httpPort),
   RAGWATCH_LOG_LEVEL: 'warn',
 });
+let client: (grpc.Client & { Export(req: Buffer, cb: (err: grpc.ServiceError | null) => void): void }) | undefined;
 try {
   await waitFor(async () => (await fetch(`${http}/readyz`)).status === 200, 30_000);
-  // Distinct trace ids per request, so traces do not merge into a few huge ones.
-  const bodies = Array.from({ length: 500 }, () => {
-    const merged = { resourceSpans: [] as unknown[] };
-    for (let t = 0; t < TRACES_PER_BODY; t++) merged.resourceSpans.push(...(openInferenceTrace(CLOCK_TOWER).body.resourceSpans as unknown[]));
-    return JSON.stringify(merged);
-  });
   let next = 0;
-  const send = () => {
-    // New trace ids on every request (the first 8 hex digits carry a counter): overload is many
-    // distinct requests, not the same spans re-sent.
-    const prefix = (0x10000000 + next).toString(16).slice(-8);
-    const body = bodies[next++ % bodies.length]!.replace(/"traceId":"[0-9a-f]{8}/g, `"traceId":"${prefix}`);
-    return fetch(otlp, { method: 'POST', headers: { 'content-type': 'application/json' }, body }).then((r) => r.arrayBuffer().then(() => r.status));
-  };
+  let send: () => Promise<number>;
+  if (transport === 'http') {
+    // Distinct trace ids per request, so traces do not merge into a few huge ones.
+    const bodies = Array.from({ length: 500 }, () => {
+      const merged = { resourceSpans: [] as unknown[] };
+      for (let t = 0; t < TRACES_PER_BODY; t++) merged.resourceSpans.push(...(openInferenceTrace(CLOCK_TOWER).body.resourceSpans as unknown[]));
+      return JSON.stringify(merged);
+    });
+    send = () => {
+      // New trace ids on every request (the first 8 hex digits carry a counter): overload is many
+      // distinct requests, not the same spans re-sent.
+      const prefix = (0x10000000 + next).toString(16).slice(-8);
+      const body = bodies[next++ % bodies.length]!.replace(/"traceId":"[0-9a-f]{8}/g, `"traceId":"${prefix}`);
+      return fetch(otlp, { method: 'POST', headers: { 'content-type': 'application/json' }, body }).then((r) => r.arrayBuffer().then(() => r.status));
+    };
+  } else {
+    // Protobuf bodies of real SDK spans, each with trace ids of its own.
+    const make = otlpBodyMaker();
+    const bodies = Array.from({ length: QUICK ? 1500 : 4000 }, () => make().protobuf);
+    const Client = grpc.makeGenericClientConstructor({ Export: { path: '/opentelemetry.proto.collector.trace.v1.TraceService/Export', requestStream: false, responseStream: false, requestSerialize: (b: Buffer) => b, requestDeserialize: (b: Buffer) => b, responseSerialize: (b: Buffer) => b, responseDeserialize: (b: Buffer) => b } }, 'Export');
+    const c = (client = new Client(`127.0.0.1:${grpcPort}`, grpc.credentials.createInsecure()) as unknown as NonNullable<typeof client>);
+    // gRPC statuses counted as the HTTP status they mirror: 200 ok, 503 shed.
+    send = () => new Promise<number>((resolve) => c.Export(bodies[next++ % bodies.length]!, (err) => resolve(err ? (err.code === grpc.status.UNAVAILABLE ? 503 : 500) : 200)));
+  }
   // Warm up, then take the baseline RSS.
   for (let i = 0; i < 20; i++) await send();
   await new Promise((r) => setTimeout(r, 2000));
@@ -79,12 +97,19 @@ try {
   const captured = metricValue(metrics, 'ragwatch_triplets_captured_total') ?? 0;
   const scored = metricValue(metrics, 'ragwatch_triplets_scored_total') ?? 0;
   const dropped = metricValue(metrics, 'ragwatch_dropped_total') ?? 0;
-  emit({ bench: 'overload', figure: 'rss_growth_mb_overload', value: peak - baseRss, unit: 'MB', baseline: baseRss, ratio: peak / baseRss });
+  console.error(`overload over ${transport}: ${sent} requests, statuses ${JSON.stringify(Object.fromEntries(statuses))}, RSS ${baseRss.toFixed(0)} → peak ${peak.toFixed(0)} MB`);
+  emit({ bench: 'overload', figure: `rss_growth_mb_overload${suffix}`, value: peak - baseRss, unit: 'MB', baseline: baseRss, ratio: peak / baseRss });
+  if (transport === 'grpc') return;
   emit({ bench: 'overload', figure: 'overload_offered_vs_scored', value: captured, unit: 'triplets', baseline: scored, ratio: scored > 0 ? captured / scored : null });
   emit({ bench: 'overload', figure: 'overload_healthz_p99_ms', value: percentile(healthMs, 99), unit: 'ms', baseline: null, ratio: null });
   emit({ bench: 'overload', figure: 'overload_healthz_failures', value: healthFailures, unit: 'requests', baseline: healthMs.length, ratio: null });
   emit({ bench: 'overload', figure: 'overload_dropped_total', value: dropped, unit: 'items', baseline: sent * TRACES_PER_BODY, ratio: null });
 } finally {
+  client?.close();
   proc.child.kill('SIGKILL');
   await proc.exited;
 }
+}
+
+await overload('http', '');
+await overload('grpc', '_grpc');

@@ -28,6 +28,9 @@ export const TARGETS: Readonly<Record<string, Target>> = {
   scorer_throughput_ratio_vs_limit: { describe: 'ratio >= 0.9', ok: (f) => f.ratio !== null && f.ratio >= 0.9 },
   embedded_judge_ms_per_triplet: { describe: 'value < 100 ms', ok: (f) => f.value < 100 },
   rss_growth_mb_overload: { describe: 'value < 50 MB', ok: (f) => f.value < 50, gate: true },
+  // Issue 38: OTLP/gRPC as HTTP: memory flat at 10× overload, and the transport no slower than 0.7× OTLP/HTTP protobuf.
+  rss_growth_mb_overload_grpc: { describe: 'value < 50 MB', ok: (f) => f.value < 50, gate: true },
+  ingest_grpc_ratio_vs_http_protobuf: { describe: 'ratio >= 0.7', ok: (f) => f.ratio !== null && f.ratio >= 0.7 },
   overload_healthz_p99_ms: { describe: 'value < 100 ms', ok: (f) => f.value < 100 },
   overload_healthz_failures: { describe: 'value == 0', ok: (f) => f.value === 0, gate: true },
   kafka_produce_ratio_vs_raw: { describe: 'ratio >= 0.8', ok: (f) => f.ratio !== null && f.ratio >= 0.8 },
