@@ -59,6 +59,8 @@ async function lost(p: RoleProcess): Promise<number> {
 function configOverrides(brokers: string[], topics: { spans?: string; triplets: string }, assembly: 'local' | 'spans_topic', group: string): Record<string, unknown> {
   return {
     server: { host: '127.0.0.1', httpPort: 0, otlpPort: 0, otlpGrpcPort: 0 },
+    // Split mode: one pseudonym key for every collector (as the chart's Secret).
+    redaction: { hmacKey: 'bench-split-assembly-hmac-key-0123456789' },
     // A round's traces arrive within ~1 s, faster than they close: buffers sized so that nothing is
     // dropped (with the default 5,000 traces the local collector drops).
     capture: { traceIdleMs: 50, maxTraces: 2 * N, maxBufferedSpans: 8 * N },

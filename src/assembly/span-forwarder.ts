@@ -2,6 +2,9 @@
  * Collector side of split assembly: each decoded span (and GenAI content log record) becomes a
  * compact, redacted record on `ragwatch.spans.v1`, keyed by trace id, so every span of a trace
  * lands on one partition and one assembler sees them all — whichever collector received them.
+ * The whole redaction policy applies here, before anything leaves the collector: text by the
+ * recognizers, and identifiers (`redaction.hmacAttributes`, conversation ids) replaced by their
+ * tokens under the shared key — the tokens `ragwatch start` gives under the same key.
  * Nothing is assembled here. Synchronous, never throws, bounded by the producer's buffer.
  * @module
  */
@@ -21,6 +24,8 @@ export interface SpanForwarderOptions {
   redactor: TripletRedactor;
   /** Longest string kept per attribute value, characters (`capture.maxTextChars`). */
   maxTextChars: number;
+  /** Attributes that may hold a conversation id, in priority order (`capture.conversation.attributes`, then the conventions'). */
+  conversationKeys: readonly string[];
   logger?: Logger;
 }
 
@@ -43,6 +48,7 @@ export class SpanForwarder implements SpanIngest {
   readonly #producer: KafkaTripletProducer;
   readonly #instruments: Instruments;
   readonly #redactor: TripletRedactor;
+  readonly #conversationKeys: readonly string[];
   readonly #maxTextChars: number;
   /** Items (spans + logs) per message handed to the producer and not yet settled, oldest first (bounded by its buffer). */
   #items: number[] = [];
@@ -55,6 +61,7 @@ export class SpanForwarder implements SpanIngest {
     this.#instruments = instruments;
     this.#redactor = options.redactor;
     this.#maxTextChars = options.maxTextChars;
+    this.#conversationKeys = options.conversationKeys;
     this.#producer = new KafkaTripletProducer({
       section: options.section,
       instruments,
@@ -71,14 +78,18 @@ export class SpanForwarder implements SpanIngest {
 
   /** Redacts, compacts and sends spans: one message per trace of the call. Never throws. */
   addSpans(spans: readonly CapturedSpan[]): void {
-    for (const [traceId, group] of byTrace(spans)) this.#send(traceId, group.length, (f): TraceBatch => ({ traceId, spans: group.map((s) => toSpanRecord(s, f)), logs: [] }));
+    const keys = this.#conversationKeys;
+    const pseudonymous = (s: CapturedSpan): CapturedSpan => ({ ...s, attributes: this.#redactor.pseudonymiseAttributes(s.attributes, keys) as CapturedSpan['attributes'] });
+    for (const [traceId, group] of byTrace(spans)) this.#send(traceId, group.length, (f): TraceBatch => ({ traceId, spans: group.map((s) => toSpanRecord(pseudonymous(s), f)), logs: [] }));
   }
 
   /** Sends log records that carry a trace id (one message per trace); the others cannot be joined and are counted. Never throws. */
   addLogs(logs: readonly CapturedLog[]): void {
     const joinable = logs.filter((l): l is CapturedLog & { traceId: string } => !!l.traceId);
     if (joinable.length < logs.length) this.#instruments.dropped.inc({ stage: STAGE, reason: 'log_without_trace' }, logs.length - joinable.length);
-    for (const [traceId, group] of byTrace(joinable)) this.#send(traceId, group.length, (f): TraceBatch => ({ traceId, spans: [], logs: group.map((l) => toLogRecord(l, f)) }));
+    const keys = this.#conversationKeys;
+    const pseudonymous = (l: CapturedLog & { traceId: string }): CapturedLog => ({ ...l, attributes: this.#redactor.pseudonymiseAttributes(l.attributes, keys) as CapturedLog['attributes'] });
+    for (const [traceId, group] of byTrace(joinable)) this.#send(traceId, group.length, (f): TraceBatch => ({ traceId, spans: [], logs: group.map((l) => toLogRecord(pseudonymous(l), f)) }));
   }
 
   #send(traceId: string, items: number, build: (f: StringMap) => TraceBatch): void {

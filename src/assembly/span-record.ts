@@ -12,7 +12,7 @@ import { z } from 'zod';
 import type { AttrValue, Attributes, CapturedLog, CapturedSpan } from '../capture/types.ts';
 
 /** Schema version of the records (`schema-version` header). */
-export const SPAN_RECORD_VERSION = '1';
+export const SPAN_RECORD_VERSION = '2';
 
 /** Attribute namespaces no mapper, sampler or assembler reads: dropped before producing. */
 const DROPPED_PREFIXES = ['http.request.header.', 'http.response.header.', 'process.', 'host.', 'os.', 'k8s.', 'container.', 'cloud.', 'net.', 'network.', 'telemetry.', 'thread.', 'code.', 'exception.stacktrace', 'user_agent.', 'client.', 'server.', 'url.full', 'url.query'];

@@ -18,6 +18,12 @@
 import { str } from './attributes.ts';
 import type { CapturedSpan } from './types.ts';
 
+/**
+ * The conversation id a collector already pseudonymised (split mode, docs/sampling.md): read first,
+ * and passed through as it is (a token under the shared `redaction.hmacKey`).
+ */
+export const PSEUDONYMOUS_CONVERSATION_ATTRIBUTE = 'ragwatch.conversation.id';
+
 /** Attributes holding a conversation id, in order, after the configured ones. */
 export const CONVERSATION_ATTRIBUTES = ['session.id', 'gen_ai.conversation.id', 'langfuse.session.id', 'traceloop.association.properties.session_id', 'traceloop.association.properties.conversation_id'] as const;
 
@@ -55,7 +61,7 @@ const LONGEST_ID = 256;
 
 /** The conversation id of `span` from its own attributes, its ancestors', then any span of the request. */
 export function conversationIdOf(span: CapturedSpan, spans: readonly CapturedSpan[], byId: ReadonlyMap<string, CapturedSpan>, attributes: readonly string[]): { id: string; source: string } | undefined {
-  const keys = [...attributes, ...CONVERSATION_ATTRIBUTES];
+  const keys = [PSEUDONYMOUS_CONVERSATION_ATTRIBUTE, ...attributes, ...CONVERSATION_ATTRIBUTES];
   const on = (s: CapturedSpan) => {
     for (const key of keys) {
       const v = str(s.attributes, key) ?? str(s.resource, key);

@@ -11,6 +11,7 @@ import { MAX_TURNS_RULE } from '../sampling/conversation-bound.ts';
 import { SpanForwarder } from '../assembly/span-forwarder.ts';
 import type { SpanIngest } from '../assembly/types.ts';
 import { createRedactor, redactionForPipeline } from '../capture/redaction/redact-outcome.ts';
+import { CONVERSATION_ATTRIBUTES } from '../capture/conversation.ts';
 import type { CapturedLog, CapturedSpan, GenerationOutcome, SpanSource } from '../capture/types.ts';
 import type { RagwatchConfig } from '../config/schema.ts';
 import { createCompanionJudge, createJudge } from '../judges/create.ts';
@@ -130,7 +131,7 @@ export class Pipeline {
     } else {
       const section = config.transport.kafka;
       if (options.forwardSpans && this.role === 'collector') {
-        this.forwarder = new SpanForwarder({ section, instruments: this.instruments, redactor: createRedactor(redactionForPipeline(config)), maxTextChars: config.capture.maxTextChars, logger });
+        this.forwarder = new SpanForwarder({ section, instruments: this.instruments, redactor: createRedactor(redactionForPipeline(config)), maxTextChars: config.capture.maxTextChars, conversationKeys: [...config.capture.conversation.attributes, ...CONVERSATION_ATTRIBUTES], logger });
       } else if (this.role !== 'scorer') this.producer = this.#kafkaTriplets = new KafkaTripletProducer({ section, instruments: this.instruments, logger });
       if (this.role !== 'collector') {
         const kafka = createKafka(section, logger);

@@ -7,6 +7,7 @@ import { silentLogger, type Logger } from '../log.ts';
 import type { Judge } from '../judges/types.ts';
 import { createInstruments } from '../telemetry/instruments.ts';
 import { QualityMonitor } from './quality.ts';
+import { withPseudonymKey } from './pseudonym-key.ts';
 import { configSummary } from '../config/summary.ts';
 import { instrumentsOptionsFromConfig } from '../telemetry/instruments.ts';
 import { Pipeline } from './pipeline.ts';
@@ -43,6 +44,7 @@ export interface RunningApp {
 
 /** Starts ingest + pipeline + metrics servers. The judge loads in the background (see `/readyz`). */
 export async function startApp(config: RagwatchConfig, logger: Logger = silentLogger, options: { role?: 'all' | 'collector'; judge?: Judge } = {}): Promise<RunningApp> {
+  config = withPseudonymKey(config, options.role === 'collector' ? 'collector' : 'start', logger);
   // `start` judges in-process (role all) even with Kafka configured; `ragwatch collector` passes role collector.
   const instruments = createInstruments(instrumentsOptionsFromConfig(config));
   const role = options.role ?? 'all';

@@ -295,6 +295,8 @@ describe('live: the chart in split mode (ragwatch collector + assembler + scorer
       RAGWATCH_OTLP_GRPC_PORT: '0',
       RAGWATCH_HTTP_PORT: String(http),
       RAGWATCH_LOG_LEVEL: 'warn',
+      // What the chart's pseudonym-key Secret gives every role.
+      RAGWATCH_REDACTION_HMAC_KEY: 'dashboards-split-hmac-key-0123456789abcdef',
     });
     procs.push(spawnRagwatch(['collector', '-c', configFile], env(ports.collectorOtlp, ports.collectorHttp)));
     procs.push(spawnRagwatch(['assembler', '-c', configFile], env(ports.assemblerOtlp, ports.assemblerHttp)));

@@ -229,6 +229,22 @@ describe('helm chart', () => {
     expect(policies[0]!.spec.ingress[0]!.from).toEqual([{ namespaceSelector: { matchLabels: { team: 'rag' } } }]);
   });
 
+  it('pseudonyms: every workload of split mode reads RAGWATCH_REDACTION_HMAC_KEY from one Secret the chart makes once (kept on uninstall), or from an existing one', () => {
+    type Env = { name: string; valueFrom?: { secretKeyRef?: { name: string; key: string } } };
+    const keyRefs = (objects: K8sObject[]) => ofKind<DeploymentObj>(objects, 'Deployment').map((d) => (d.spec.template.spec.containers[0]!.env as Env[]).find((e) => e.name === 'RAGWATCH_REDACTION_HMAC_KEY')?.valueFrom?.secretKeyRef);
+    const split = helmTemplate(['-f', join(ROOT, 'helm', 'examples', 'kafka-split.values.yaml')]);
+    const refs = keyRefs(split);
+    expect(refs).toHaveLength(4);
+    expect(new Set(refs.map((r) => JSON.stringify(r)))).toEqual(new Set([JSON.stringify({ name: 'rw-ragwatch-pseudonym-key', key: 'hmac-key' })]));
+    const secret = ofKind<K8sObject & { data: Record<string, string> }>(split, 'Secret').find((x) => x.metadata.name === 'rw-ragwatch-pseudonym-key')!;
+    expect(Buffer.from(secret.data['hmac-key']!, 'base64').toString().length).toBeGreaterThanOrEqual(32);
+    expect(secret.metadata.annotations?.['helm.sh/resource-policy']).toBe('keep');
+    // An existing Secret: no Secret rendered, every role reads it.
+    const mine = helmTemplate(['--set', 'pseudonymKey.existingSecret=team-pseudonyms', '--set', 'pseudonymKey.key=k']);
+    expect(ofKind(mine, 'Secret').map((x) => x.metadata.name)).not.toContain('rw-ragwatch-pseudonym-key');
+    expect(keyRefs(mine)).toEqual([{ name: 'team-pseudonyms', key: 'k' }]);
+  });
+
   it('adds additionalLabels to the ServiceMonitor and PrometheusRule (kube-prometheus-stack `release`)', () => {
     const objects = helmTemplate([...CRDS, '--set', 'metrics.serviceMonitor.additionalLabels.release=kps', '--set', 'prometheusRule.additionalLabels.release=kps']);
     for (const kind of ['ServiceMonitor', 'PrometheusRule']) expect(ofKind(objects, kind)[0]!.metadata.labels?.release).toBe('kps');

@@ -41,6 +41,7 @@ describe.runIf(useKafka)('fault 3: scorer SIGKILL mid-batch', () => {
   it('restart redelivers the uncommitted messages; nothing lost; duplicates bounded', { timeout: 240_000 }, async () => {
     const config = () => ({
       server: { otlpPort: 0, otlpGrpcPort: 0, httpPort: 0 },
+      redaction: { hmacKey: 'fault-scorer-kill-hmac-key-0123456789' },
       capture: { traceIdleMs: 200 },
       // A short session timeout so the dead scorer's partitions move to the new one quickly.
       transport: { kind: 'kafka', kafka: { brokers: kafka!.brokers, assembly: 'local', consumer: { sessionTimeoutMs: 6_000, heartbeatIntervalMs: 1_000 } } },

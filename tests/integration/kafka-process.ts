@@ -16,6 +16,9 @@ import { metricValue } from '../helpers/process.ts';
 
 const CLI = fileURLToPath(new URL('../../src/cli.ts', import.meta.url));
 
+/** The pseudonym key of the split-mode test deployments. */
+export const TEST_HMAC_KEY = 'kafka-test-shared-hmac-key-0123456789abcdef';
+
 /** A running collector or scorer. */
 export interface RoleProcess {
   child: ChildProcess;
@@ -97,6 +100,8 @@ export function roleConfig(brokers: string[], prefix: string, kafka: Record<stri
   const { producer, consumer, ...rest } = kafka as { producer?: Record<string, unknown>; consumer?: Record<string, unknown> };
   return {
     server: { host: '127.0.0.1', otlpPort: 0, otlpGrpcPort: 0, httpPort: 0, shutdownGraceMs: 3_000 },
+    // Split mode: one pseudonym key for every collector (the chart's Secret).
+    redaction: { hmacKey: TEST_HMAC_KEY },
     capture: { traceIdleMs: 200 },
     transport: {
       kind: 'kafka',

@@ -68,3 +68,8 @@ app.kubernetes.io/instance: {{ .Release.Name }}
 {{- define "ragwatch.probesConfigMap" -}}
 {{- .Values.prober.existingConfigMap | default (printf "%s-probes" (include "ragwatch.fullname" .)) }}
 {{- end }}
+
+{{/* Name of the Secret holding the pseudonym key (redaction.hmacKey). */}}
+{{- define "ragwatch.pseudonymKeySecret" -}}
+{{- .Values.pseudonymKey.existingSecret | default (printf "%s-pseudonym-key" (include "ragwatch.fullname" .)) }}
+{{- end }}

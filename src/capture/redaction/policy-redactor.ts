@@ -9,6 +9,7 @@ import { PlaceholderBook, hmacToken, redactText, type HmacKey } from './text-red
 import type { ActiveRecognizer, RedactionResult, TripletRedactor } from './types.ts';
 import { redactionSection, type RedactionConfig } from '../../config/sections/redaction.ts';
 import type { Conversation, Source, Triplet } from '../../triplet.ts';
+import { PSEUDONYMOUS_CONVERSATION_ATTRIBUTE } from '../conversation.ts';
 
 type AttributeValue = string | number | boolean;
 
@@ -35,6 +36,8 @@ export class PolicyRedactor implements TripletRedactor {
   readonly policyVersion: string;
   readonly ephemeralKey: boolean;
   readonly #enabled: boolean;
+  /** Pseudonyms are made here: off when a collector made them already (`textRedacted`), or redaction is off. */
+  readonly #pseudonymise: boolean;
   readonly #recognizers: ActiveRecognizer[];
   readonly #allow: ReadonlySet<string>;
   readonly #hmacAttrs: ReadonlySet<string>;
@@ -42,12 +45,13 @@ export class PolicyRedactor implements TripletRedactor {
 
   /**
    * @param config the `redaction` config section; default: every built-in recognizer on.
-   * @param options `textRedacted`: the text was redacted upstream with the same policy (span records
-   *   from a collector): only the attribute allow-list and HMAC attributes apply here, no recognizer
-   *   runs twice over the same text.
+   * @param options `textRedacted`: the policy was applied upstream (span records from a collector, with
+   *   the shared key): text redacted, identifiers pseudonymised; only the attribute allow-list applies
+   *   here — no recognizer runs twice over the same text, no token is hashed again.
    */
   constructor(config: RedactionConfig = redactionSection.parse({}), options: { textRedacted?: boolean } = {}) {
     this.#enabled = config.enabled && !options.textRedacted;
+    this.#pseudonymise = config.enabled && !options.textRedacted;
     this.#recognizers = activeRecognizers(config);
     this.#allow = new Set(config.allowAttributes);
     this.#hmacAttrs = new Set(config.hmacAttributes);
@@ -82,7 +86,7 @@ export class PolicyRedactor implements TripletRedactor {
       const c = triplet.conversation;
       // The earlier turns are user text like the query; the id is pseudonymised like session.id (stable under one hmacKey).
       const conversation: Conversation = { ...c, history: c.history.map((t) => ({ role: t.role, content: this.#text(t.content, book) })) };
-      if (c.id !== undefined) conversation.id = this.#enabled ? hmacToken(this.#key, 'conversation.id', c.id) : c.id;
+      if (c.id !== undefined) conversation.id = this.#pseudonymise ? hmacToken(this.#key, 'conversation.id', c.id) : c.id;
       if (c.typedQuery !== undefined) conversation.typedQuery = this.#text(c.typedQuery, book);
       out.conversation = conversation;
     }
@@ -106,6 +110,28 @@ export class PolicyRedactor implements TripletRedactor {
     }
   }
 
+  pseudonymiseAttributes(attributes: Readonly<Record<string, unknown>>, conversationKeys: readonly string[]): Readonly<Record<string, unknown>> {
+    if (!this.#pseudonymise) return attributes;
+    let out: Record<string, unknown> | undefined;
+    const set = (k: string, v: unknown) => ((out ??= { ...attributes })[k] = v);
+    let conversation: string | undefined;
+    for (const k of conversationKeys) {
+      const v = attributes[k];
+      if (typeof v !== 'string' || v === '') continue;
+      const token = hmacToken(this.#key, 'conversation.id', v);
+      conversation ??= token;
+      // An attribute that is also an HMAC attribute keeps its own token (as on a triplet): set below.
+      if (!this.#hmacAttrs.has(k)) set(k, token);
+    }
+    for (const k of this.#hmacAttrs) {
+      const v = attributes[k];
+      if (v !== undefined && v !== null && typeof v !== 'object') set(k, hmacToken(this.#key, k, String(v)));
+    }
+    if (conversation !== undefined) set(PSEUDONYMOUS_CONVERSATION_ATTRIBUTE, conversation);
+    else if (attributes[PSEUDONYMOUS_CONVERSATION_ATTRIBUTE] !== undefined) set(PSEUDONYMOUS_CONVERSATION_ATTRIBUTE, undefined);
+    return out ?? attributes;
+  }
+
   #text(s: string, book: PlaceholderBook): string {
     return this.#enabled ? redactText(s, this.#recognizers, book) : s;
   }
@@ -124,7 +150,7 @@ export class PolicyRedactor implements TripletRedactor {
   #attributes(attrs: Record<string, AttributeValue>, book: PlaceholderBook): Record<string, AttributeValue> {
     const out: Record<string, AttributeValue> = {};
     for (const [k, v] of Object.entries(attrs)) {
-      if (this.#hmacAttrs.has(k)) out[k] = hmacToken(this.#key, k, String(v));
+      if (this.#hmacAttrs.has(k)) out[k] = this.#pseudonymise ? hmacToken(this.#key, k, String(v)) : v;
       else if (this.#allow.has(k)) out[k] = typeof v === 'string' ? this.#text(v, book) : v;
     }
     return out;

@@ -56,4 +56,11 @@ export interface TripletRedactor {
   redact(triplet: Triplet): RedactionResult;
   /** Redacts the strings `build` passes through (one placeholder book per call). Never throws. */
   redactWith<T>(build: (redact: (s: string) => string) => T): { ok: true; value: T; counts: Record<string, number> } | { ok: false; reason: 'redaction_error' };
+  /**
+   * A span's attributes with its identifiers pseudonymised as a triplet's would be: each
+   * `hmacAttributes` value by its HMAC token, each attribute of `conversationKeys` (in order of
+   * priority) by the conversation token, the first of them also under `ragwatch.conversation.id`.
+   * The same object when there is nothing to replace (or redaction is off).
+   */
+  pseudonymiseAttributes(attributes: Readonly<Record<string, unknown>>, conversationKeys: readonly string[]): Readonly<Record<string, unknown>>;
 }
