@@ -45,7 +45,7 @@ export async function startProberRole(config: RagwatchConfig, logger: Logger): P
   const { server } = config;
   // /probes and /api/probes show the service's answers: behind the UI's sign-in, as on the scorers.
   const auth = { apiToken: server.apiToken, host: server.host, allowUnauthenticated: server.allowUnauthenticatedUi };
-  const http = await listen(createApiApp({ registry: instruments.registry, ready: () => judgeReady && (feed?.running ?? true), probes: prober, auth }), server.host, server.httpPort);
+  const http = await listen(createApiApp({ registry: instruments.registry, ready: () => judgeReady && (feed?.running ?? true), probes: prober, auth, traceUrlTemplate: server.traceUrlTemplate }), server.host, server.httpPort);
   judge.init().then(
     () => (judgeReady = true),
     (err: unknown) => logger.error({ err }, 'judge failed to start; unjoined probe answers will not be scored'),

@@ -63,6 +63,8 @@ export interface ApiAppOptions {
   probes?: ProbeRuns | undefined;
   /** Slice alerts and release verdicts without a quality monitor (the `ragwatch slices` role). */
   slices?: SliceView | undefined;
+  /** `server.traceUrlTemplate`: the pages link trace ids to the tracing backend. Default: the quality monitor's configuration's. */
+  traceUrlTemplate?: string | undefined;
 }
 
 /** Largest `limit` accepted by `/api/examples`. */
@@ -119,7 +121,7 @@ function parseQuery(q: (key: string) => string | undefined): ExamplesQuery | str
 export function createApiApp(options: ApiAppOptions): Hono {
   const app = createMetricsApp(options);
   if (options.quality) mountUi(app, options.quality, options);
-  else if (options.probes) mountProbes(app, options.probes, options.auth);
+  else if (options.probes) mountProbes(app, options.probes, options.auth, options.traceUrlTemplate);
   else if (options.slices) mountSlices(app, options.slices, options.auth);
   return app;
 }
@@ -142,13 +144,13 @@ function probeSummary(runs: readonly SuiteRuns[]) {
 }
 
 /** `/probes` and `/api/probes` alone, behind the UI's authentication (the `ragwatch prober` role); `/` leads there. */
-function mountProbes(app: Hono, probes: ProbeRuns, auth: UiAuthOptions | undefined): void {
+function mountProbes(app: Hono, probes: ProbeRuns, auth: UiAuthOptions | undefined, traceUrlTemplate: string | undefined): void {
   const { guard, loginLimit, login } = uiAuth(auth ?? { host: '127.0.0.1' });
   app.get('/login', login);
   app.post('/login', loginLimit, login);
   for (const path of ['/', '/probes', '/api/*']) app.use(path, guard);
   app.get('/', (c) => c.redirect('/probes', 303));
-  app.get('/probes', (c) => c.html(renderProbesPage(probes.runs()), 200, pageHeaders()));
+  app.get('/probes', (c) => c.html(renderProbesPage(probes.runs(), { traceUrlTemplate }), 200, pageHeaders()));
   app.get('/api/probes', (c) => c.json({ suites: probes.runs() }));
 }
 
@@ -203,13 +205,14 @@ export function createMetricsApp(options: Pick<ApiAppOptions, 'registry' | 'read
   return app;
 }
 
-function mountUi(app: Hono, quality: UiSources, options: Pick<ApiAppOptions, 'ready' | 'summary' | 'auth' | 'probes'> & { registry?: Registry | undefined }): void {
+function mountUi(app: Hono, quality: UiSources, options: Pick<ApiAppOptions, 'ready' | 'summary' | 'auth' | 'probes' | 'traceUrlTemplate'> & { registry?: Registry | undefined }): void {
   const { guard, loginLimit, login } = uiAuth(options.auth ?? { host: '127.0.0.1' });
   app.get('/login', login);
   app.post('/login', loginLimit, login);
   for (const path of ['/', '/api/*', '/examples', '/review', '/calibration', '/weaknesses', '/probes', '/exams']) app.use(path, guard);
   app.get('/', async (c) => c.html(renderHomePage(await frontDoorOf(quality, options)), 200, pageHeaders()));
-  app.get('/probes', (c) => c.html(renderProbesPage(options.probes?.runs() ?? []), 200, pageHeaders()));
+  const traceUrlTemplate = options.traceUrlTemplate ?? quality.settings.server.traceUrlTemplate;
+  app.get('/probes', (c) => c.html(renderProbesPage(options.probes?.runs() ?? [], { traceUrlTemplate }), 200, pageHeaders()));
   app.get('/api/probes', (c) => c.json({ suites: options.probes?.runs() ?? [] }));
   app.get('/exams', (c) => c.html(renderExamsPage(quality.exams?.reports() ?? []), 200, pageHeaders()));
   app.get('/api/exams', (c) => c.json({ exams: quality.exams?.reports() ?? [] }));
@@ -230,7 +233,7 @@ function mountUi(app: Hono, quality: UiSources, options: Pick<ApiAppOptions, 're
   app.get('/examples', (c) => {
     const q = parseQuery((k) => c.req.query(k));
     if (typeof q === 'string') return c.text(q, 400);
-    const html = renderExamplesPage(quality.examples.query(q), { ...(q.metric ? { metric: q.metric } : {}), ...(q.below !== undefined ? { below: q.below } : {}), thresholds });
+    const html = renderExamplesPage(quality.examples.query(q), { ...(q.metric ? { metric: q.metric } : {}), ...(q.below !== undefined ? { below: q.below } : {}), thresholds, traceUrlTemplate });
     return c.html(html, 200, pageHeaders());
   });
 }

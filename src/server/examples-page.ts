@@ -6,7 +6,7 @@
  */
 import type { Example } from '../metrics/examples.ts';
 import type { ScoreRecord } from '../triplet.ts';
-import { escapeHtml, renderPage } from './layout.ts';
+import { escapeHtml, renderPage, traceRef } from './layout.ts';
 
 /** Texts of the example's unsupported claims and tokens (claims not supported by the sources, embedded-judge tokens). */
 export function unsupportedSpans(example: Example): string[] {
@@ -75,9 +75,11 @@ export interface ExamplesPageOptions {
   below?: number;
   /** Thresholds per metric, to mark low scores. */
   thresholds?: Readonly<Record<string, number>>;
+  /** `server.traceUrlTemplate`: trace ids link to the tracing backend. */
+  traceUrlTemplate?: string | undefined;
 }
 
-function renderExample(e: Example, thresholds: Readonly<Record<string, number>>): string {
+function renderExample(e: Example, thresholds: Readonly<Record<string, number>>, traceUrl: string | undefined): string {
   const r = e.record;
   const { html, unmatched } = highlight(e.response, unsupportedSpans(e));
   const scores = Object.entries(r.scores)
@@ -96,7 +98,7 @@ function renderExample(e: Example, thresholds: Readonly<Record<string, number>>)
   const risk = risks.length > 0 ? `<p class="risk">${risks.join(' · ')}</p>` : '';
   const sources = e.sources.map((s, i) => `<blockquote><b>[${i + 1}]${s.id ? ` ${escapeHtml(s.id)}` : ''}</b> ${escapeHtml(s.content)}</blockquote>`).join('');
   return `<article data-trace-id="${escapeHtml(r.traceId)}">
-<div class="meta">${escapeHtml(r.timestamp)} · service ${escapeHtml(r.service)}${e.route ? ` · route ${escapeHtml(e.route)}` : ''} · ${escapeHtml(r.judge.kind)} judge${r.judge.model ? ` (${escapeHtml(r.judge.model)})` : ''} · trace <code class="trace-id">${escapeHtml(r.traceId)}</code></div>
+<div class="meta">${escapeHtml(r.timestamp)} · service ${escapeHtml(r.service)}${e.route ? ` · route ${escapeHtml(e.route)}` : ''} · ${escapeHtml(r.judge.kind)} judge${r.judge.model ? ` (${escapeHtml(r.judge.model)})` : ''} · trace ${traceRef(r.traceId, traceUrl)}</div>
 ${conversationBlock(r)}<p><b>Q:</b> ${escapeHtml(e.query)}</p>
 <div class="answer"><b>A:</b> ${html}</div>${extra}${missing}${risk}
 <div class="scores">${scores}</div>
@@ -118,7 +120,7 @@ export function conversationBlock(r: Pick<ScoreRecord, 'conversation'>): string 
 /** The whole page. */
 export function renderExamplesPage(examples: readonly Example[], options: ExamplesPageOptions = {}): string {
   const filter = options.metric ? ` — ${escapeHtml(options.metric)}${options.below !== undefined ? ` below ${options.below}` : ''}` : '';
-  const body = examples.length > 0 ? examples.map((e) => renderExample(e, options.thresholds ?? {})).join('\n') : '<p>No low-scoring examples in the buffer.</p>';
+  const body = examples.length > 0 ? examples.map((e) => renderExample(e, options.thresholds ?? {}, options.traceUrlTemplate)).join('\n') : '<p>No low-scoring examples in the buffer.</p>';
   return renderPage({
     title: 'examples',
     path: '/examples',

@@ -76,3 +76,13 @@ export function pageHeaders(options: { nonce?: string; images?: boolean } = {}):
   if (options.images) csp.push("img-src 'self' data:");
   return { 'Content-Security-Policy': csp.join('; '), 'X-Content-Type-Options': 'nosniff', 'Cache-Control': 'no-store' };
 }
+
+/**
+ * A trace id, linked to the tracing backend when `server.traceUrlTemplate` is set (`{traceId}` replaced
+ * by the URL-encoded id, the whole URL escaped as an attribute), else shown as code.
+ */
+export function traceRef(traceId: string, template: string | undefined): string {
+  const code = `<code class="trace-id">${escapeHtml(traceId)}</code>`;
+  if (!template) return code;
+  return `<a class="trace-link" href="${escapeHtml(template.replaceAll('{traceId}', encodeURIComponent(traceId)))}" rel="noopener noreferrer">${code}</a>`;
+}

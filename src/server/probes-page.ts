@@ -7,7 +7,7 @@
  */
 import { promqlString } from '../config/display-name.ts';
 import type { ProbeMiss, ProbeRun, SuiteRuns } from '../probes/run-view.ts';
-import { escapeHtml as h, fmt2 as f2, renderPage, suiteAnchor as anchor } from './layout.ts';
+import { escapeHtml as h, fmt2 as f2, renderPage, suiteAnchor as anchor, traceRef } from './layout.ts';
 
 
 function compare(last: ProbeRun, previous: ProbeRun | undefined): string {
@@ -25,19 +25,19 @@ function compare(last: ProbeRun, previous: ProbeRun | undefined): string {
   return `<table><tr><th></th><th>last run</th>${previous ? '<th>the run before</th>' : ''}</tr>${rows.map(([name, of]) => `<tr><th scope="row">${name}</th><td>${of(last)}</td>${previous ? `<td>${of(previous)}</td>` : ''}</tr>`).join('')}</table>`;
 }
 
-function miss(m: ProbeMiss): string {
+function miss(m: ProbeMiss, traceUrl: string | undefined): string {
   const scores = m.scores.map((s) => `${h(s.judge)}: ${Object.entries(s.scores).map(([k, v]) => `${h(k)} ${v.toFixed(2)}`).join(', ')}`).join(' · ');
   const sources = m.sources.map((s, i) => `<blockquote><b>[${i + 1}]</b> ${h(s)}</blockquote>`).join('');
   return `<li id="trace-${h(m.traceId)}"><p><b>Q:</b> ${h(m.question)} <span class="meta">(${h(m.variant)})</span></p><p><b>Expected:</b> ${h(m.expected.join(' | '))}</p><p><b>A:</b> ${h(m.answer)}</p>
-<p class="meta">${m.outcome}${m.module ? ` · failed in <b>${m.module}</b>` : ''} · trace <code>${h(m.traceId)}</code></p>
+<p class="meta">${m.outcome}${m.module ? ` · failed in <b>${m.module}</b>` : ''} · trace ${traceRef(m.traceId, traceUrl)}</p>
 <details><summary>captured trace: ${m.scores.length > 0 ? h(scores) : 'not captured or not scored'}; ${m.sources.length} sources</summary>${sources || '<p class="meta">No sources came back.</p>'}</details></li>`;
 }
 
-function templates(run: ProbeRun): string {
+function templates(run: ProbeRun, traceUrl: string | undefined): string {
   const table = `<table><tr><th>template</th><th>accuracy</th><th>correct / asked</th><th>robust / non-robust / gap</th></tr>${run.templates.map((t) => `<tr><th scope="row">${h(t.name)}</th><td class="${t.accuracy !== null && t.accuracy < 1 ? 'bad' : ''}">${f2(t.accuracy)}</td><td>${t.correct} / ${t.total}</td><td>${t.groups.robust} / ${t.groups.non_robust} / ${t.groups.gap}</td></tr>`).join('')}</table>`;
   const misses = run.templates
     .filter((t) => t.misses.length > 0)
-    .map((t, i) => `<details class="tpl"${i === 0 ? ' open' : ''}><summary><b>${h(t.name)}</b>: ${t.misses.length + t.moreMisses} wrong or abstained</summary><ol class="misses">${t.misses.map(miss).join('')}</ol>${t.moreMisses > 0 ? `<p class="meta">and ${t.moreMisses} more (<code>ragwatch probe run --json</code> lists them all).</p>` : ''}</details>`)
+    .map((t, i) => `<details class="tpl"${i === 0 ? ' open' : ''}><summary><b>${h(t.name)}</b>: ${t.misses.length + t.moreMisses} wrong or abstained</summary><ol class="misses">${t.misses.map((m) => miss(m, traceUrl)).join('')}</ol>${t.moreMisses > 0 ? `<p class="meta">and ${t.moreMisses} more (<code>ragwatch probe run --json</code> lists them all).</p>` : ''}</details>`)
     .join('');
   return `<h3>Templates, worst first</h3>${table}<h3>Wrong answers by template <span class="meta">(the worst one open)</span></h3>${misses}`;
 }
@@ -54,11 +54,11 @@ function demographic(run: ProbeRun): string {
 }
 
 /** The whole page. */
-export function renderProbesPage(suites: readonly SuiteRuns[]): string {
+export function renderProbesPage(suites: readonly SuiteRuns[], options: { traceUrlTemplate?: string | undefined } = {}): string {
   const sections = suites.map((s) => {
     const head = `<h2 id="${h(anchor(s.suite))}">Suite ${h(s.suite)} <span class="meta">every ${h(s.every)}</span></h2><p class="meta">Over time: <code>ragwatch_probe_accuracy_ratio{suite=${h(promqlString(s.suite))}}</code></p>`;
     if (!s.last) return `<section>${head}<p>Not run yet: the first run starts probes.firstRunDelayMs after start, then every ${h(s.every)}.</p></section>`;
-    return `<section>${head}${compare(s.last, s.previous)}${templates(s.last)}${audit(s.last)}${demographic(s.last)}</section>`;
+    return `<section>${head}${compare(s.last, s.previous)}${templates(s.last, options.traceUrlTemplate)}${audit(s.last)}${demographic(s.last)}</section>`;
   });
   return renderPage({
     title: 'probes',

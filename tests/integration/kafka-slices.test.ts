@@ -72,12 +72,14 @@ describe.skipIf(!enabled)('ragwatch slices over three scorer replicas', () => {
     }, 60_000, 250);
     expect(metricValue(text, 'ragwatch_release_verdict', { service: 'rag-demo', release: 'v2', baseline: 'v1' })).toBe(-1);
 
-    // Every scorer judged a share; the slices role counted them all.
-    const scored = (await Promise.all(scorers.map((s) => scrape(s.apiUrl, 'ragwatch_score_ratio_count', { metric: 'grounding_lexical' })))).reduce((a, b) => a + b, 0);
-    expect(scored).toBe(172);
+    // Every scorer judged a share; the slices role counted them all (once the last ones are scored).
+    const shares = () => Promise.all(scorers.map((s) => scrape(s.apiUrl, 'ragwatch_score_ratio_count', { metric: 'grounding_lexical' })));
+    await waitFor(async () => (await shares()).reduce((a, b) => a + b, 0) === 172, 60_000, 250);
+    const scored = (await shares()).reduce((a, b) => a + b, 0);
+    const countedAll = async () => { const t = await (await fetch(`${slices!.apiUrl}/metrics`)).text(); return ['v1', 'v2'].reduce((n, v) => n + (metricValue(t, 'ragwatch_slice_answers_total', { dimension: 'release', slice: v, metric: 'grounding_lexical' }) ?? 0), 0); };
+    await waitFor(async () => (await countedAll()) === scored, 30_000, 250);
     expect(Math.max(...(await Promise.all(scorers.map((s) => scrape(s.apiUrl, 'ragwatch_score_ratio_count', { metric: 'grounding_lexical' })))))).toBeLessThan(172);
-    const counted = ['v1', 'v2'].map((v) => metricValue(text, 'ragwatch_slice_answers_total', { dimension: 'release', slice: v, metric: 'grounding_lexical' }) ?? 0);
-    expect(counted[0]! + counted[1]!).toBe(scored);
+    expect(await countedAll()).toBe(scored);
     // No scorer runs the slices: no slice alert, no verdict, once per replica or at all.
     for (const s of scorers) {
       const t = await (await fetch(`${s.apiUrl}/metrics`)).text();

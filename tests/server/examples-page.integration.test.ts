@@ -1,8 +1,10 @@
 /**
  * The examples page in real headless Chromium (Debian package, driven by playwright-core): a known
  * ungrounded answer shows its unsupported claim highlighted, injected markup stays inert, and a
- * screenshot is written to tests/.artifacts/examples-page.png.
+ * screenshot is written to tests/.artifacts/examples-page.png; with `server.traceUrlTemplate` set, the
+ * trace id is a link Chromium follows to the templated URL of the tracing backend (a local stand-in).
  */
+import { createServer, type Server } from 'node:http';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -30,9 +32,19 @@ describe.skipIf(!haveBinaries('examples page in Chromium', 'chromium'))('example
   let server: RunningServer | undefined;
   let browser: BrowserContext | undefined;
   const profile = mkdtempSync(join(tmpdir(), 'ragwatch-chromium-'));
+  // A stand-in for the tracing backend (Tempo, Jaeger, Phoenix, Langfuse): records what it was asked.
+  let backend: Server | undefined;
+  const visits: string[] = [];
+  let template = '';
 
   beforeAll(async () => {
-    const config = loadConfig({ env: {}, overrides: { metrics: { processMetrics: false } } });
+    backend = createServer((req, res) => {
+      visits.push(req.url ?? '');
+      res.writeHead(200, { 'content-type': 'text/html' }).end('<title>trace view</title>');
+    });
+    await new Promise<void>((r) => backend!.listen(0, '127.0.0.1', r));
+    template = `http://127.0.0.1:${(backend.address() as { port: number }).port}/trace/{traceId}?orgId=1&view="x"`;
+    const config = loadConfig({ env: {}, overrides: { metrics: { processMetrics: false }, server: { traceUrlTemplate: template } } });
     const instruments = createInstruments(instrumentsOptionsFromConfig(config));
     const quality = new QualityMonitor({ config, instruments });
     const scorer = new Scorer({ judge: new LexicalJudge(), instruments, onRecord: quality.onRecord });
@@ -76,6 +88,7 @@ describe.skipIf(!haveBinaries('examples page in Chromium', 'chromium'))('example
   afterAll(async () => {
     await browser?.close();
     await server?.close();
+    await new Promise((r) => backend?.close(r));
     rmSync(profile, { recursive: true, force: true });
   });
 
@@ -130,5 +143,17 @@ describe.skipIf(!haveBinaries('examples page in Chromium', 'chromium'))('example
     expect(await answer.locator('mark.unsupported').allInnerTexts()).toEqual(['to']);
     expect(await answer.innerHTML()).toBe('<b>A:</b> Atoms went touring <mark class="unsupported">to</mark> Paris.');
     await answer.screenshot({ path: join(ROOT, 'tests/.artifacts/examples-whole-words.png') });
+  }, 30_000);
+
+  it('links the trace id to server.traceUrlTemplate, escaped, and Chromium follows it to the trace view', async () => {
+    const page = await browser!.newPage();
+    expect((await page.goto(`http://127.0.0.1:${server!.port}/examples?metric=groundedness&below=0.7`))?.status()).toBe(200);
+    const link = page.locator('article', { hasText: 'Eiffel' }).locator('a.trace-link');
+    const expected = template.replace('{traceId}', TRACE_ID);
+    // The quotes of the template stay inside the attribute (escaped), not breaking out of it.
+    expect(await link.getAttribute('href')).toBe(expected);
+    await Promise.all([page.waitForURL((u) => u.pathname === `/trace/${TRACE_ID}`), link.click()]);
+    expect(await page.title()).toBe('trace view');
+    expect(visits.filter((v) => v.startsWith('/trace/'))).toEqual([expect.stringMatching(new RegExp(`^/trace/${TRACE_ID}\\?orgId=1&view=`))]);
   }, 30_000);
 });

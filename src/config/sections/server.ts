@@ -29,6 +29,18 @@ export const serverSection = z
      * `host` only).
      */
     apiToken: z.string().min(16).optional(),
+    /**
+     * Link every trace id the pages show (examples, conversations, probes) to the tracing backend the
+     * service already uses: an http(s) URL with `{traceId}`, e.g. Grafana Tempo
+     * `https://grafana.example/explore?left=…{traceId}…`, Jaeger `https://jaeger.example/trace/{traceId}`,
+     * Phoenix, Langfuse (docs/deploy.md). Default: unset (trace ids shown, not linked).
+     */
+    traceUrlTemplate: z
+      .string()
+      .max(2_000)
+      .regex(/^https?:\/\/[^\s]+$/, 'an http(s) URL without spaces')
+      .refine((s) => s.includes('{traceId}'), 'must contain {traceId}, where the trace id goes')
+      .optional(),
     /** Serve the UI without a token on a non-loopback `host` (not recommended). Default false. */
     allowUnauthenticatedUi: z.boolean().default(false),
     /** Port of its own for the UI and `/api/*` (so the scraped port carries only metrics). Default: unset, served on `httpPort`. */
