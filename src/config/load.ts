@@ -22,6 +22,8 @@ export const ENV_OVERRIDES: ReadonlyArray<{ env: string; path: string; kind: Env
   { env: 'RAGWATCH_API_TOKEN', path: 'server.apiToken', kind: 'string' },
   { env: 'RAGWATCH_UI_PORT', path: 'server.uiPort', kind: 'number' },
   { env: 'RAGWATCH_TRANSPORT', path: 'transport.kind', kind: 'string' },
+  { env: 'RAGWATCH_ENDPOINT', path: 'transport.http.endpoint', kind: 'string' },
+  { env: 'RAGWATCH_ENDPOINT_TOKEN', path: 'transport.http.bearerToken', kind: 'string' },
   { env: 'RAGWATCH_KAFKA_BROKERS', path: 'transport.kafka.brokers', kind: 'list' },
   { env: 'RAGWATCH_KAFKA_SASL_USERNAME', path: 'transport.kafka.sasl.username', kind: 'string' },
   { env: 'RAGWATCH_KAFKA_SASL_PASSWORD', path: 'transport.kafka.sasl.password', kind: 'string' },

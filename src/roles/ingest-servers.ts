@@ -10,6 +10,7 @@ import type { RagwatchConfig } from '../config/schema.ts';
 import { ConfigError, errorMessage } from '../errors.ts';
 import { createIngestApp, ingestGuardOf, type IngestOutcome } from '../server/ingest-app.ts';
 import { startGrpcIngest, type GrpcIngest } from '../server/ingest-grpc.ts';
+import type { SampledTriplet } from '../triplet.ts';
 import { listen, type RunningServer } from './serve.ts';
 
 /** What the ingest servers feed and ask. */
@@ -19,6 +20,8 @@ export interface IngestHooks {
   onOutcome: (outcome: IngestOutcome) => void;
   /** Why new requests are refused whole now (the capture buffer is nearly full); undefined = admit. */
   saturation?: () => string | undefined;
+  /** Sampled triplets a plugin forwards (`POST /v1/ragwatch/triplets`); absent: not served. */
+  onTriplets?: (triplets: SampledTriplet[]) => void;
 }
 
 /** The running ingest servers. */
@@ -44,7 +47,7 @@ export async function startIngestServers(server: RagwatchConfig['server'], hooks
     ...(hooks.saturation ? { saturation: hooks.saturation } : {}),
   };
   const guard = ingestGuardOf(limits);
-  const app = createIngestApp({ ...limits, guard, onSpans: hooks.onSpans, onLogs: hooks.onLogs, requestTimeoutMs: server.requestTimeoutMs, onOutcome: hooks.onOutcome });
+  const app = createIngestApp({ ...limits, guard, onSpans: hooks.onSpans, onLogs: hooks.onLogs, requestTimeoutMs: server.requestTimeoutMs, onOutcome: hooks.onOutcome, ...(hooks.onTriplets ? { onTriplets: hooks.onTriplets } : {}) });
   const http = await listen(app, server.host, server.otlpPort);
   let grpc: GrpcIngest | undefined;
   if (server.otlpGrpc) {

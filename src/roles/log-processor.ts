@@ -9,7 +9,7 @@
  */
 import { diag } from '@opentelemetry/api';
 import type { AttrValue, Attributes, CapturedLog } from '../capture/types.ts';
-import type { Pipeline } from './pipeline.ts';
+import type { PluginSink } from './plugin-sink.ts';
 import { withTracingSuppressed } from '../suppress-tracing.ts';
 
 type HrTime = [number, number];
@@ -26,12 +26,12 @@ export interface LogRecordLike {
 /** Options of {@link RagwatchLogRecordProcessor}; all optional. */
 export interface RagwatchLogRecordProcessorOptions {
   /** The pipeline to feed; usually `spanProcessor.pipeline`. */
-  pipeline?: Pipeline;
+  pipeline?: PluginSink;
   /**
    * The span processor whose pipeline to feed (used when `pipeline` is absent). Pass it even with
    * `pipeline`: the span processor then drains this one first when flushed.
    */
-  spanProcessor?: { readonly pipeline: Pipeline; addLogSource?(source: { forceFlush(): Promise<unknown> }): void };
+  spanProcessor?: { readonly pipeline: PluginSink; addLogSource?(source: { forceFlush(): Promise<unknown> }): void };
   /** Log records buffered between `onEmit` and the next drain; newest dropped beyond it. Default 2048. */
   maxQueueSize?: number;
   /** Drain period, milliseconds. Default 200. */
@@ -60,7 +60,7 @@ export function fromLogRecord(record: LogRecordLike): CapturedLog {
 }
 
 export class RagwatchLogRecordProcessor {
-  readonly #pipeline: Pipeline | undefined;
+  readonly #pipeline: PluginSink | undefined;
   readonly #maxQueueSize: number;
   #buffer: LogRecordLike[] = [];
   #dropped = 0;

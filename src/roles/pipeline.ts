@@ -7,7 +7,6 @@
  * @module
  */
 import { Capture } from '../capture/capture.ts';
-import { MAX_TURNS_RULE } from '../sampling/conversation-bound.ts';
 import { SpanForwarder } from '../assembly/span-forwarder.ts';
 import type { SpanIngest } from '../assembly/types.ts';
 import { createRedactor, redactionForPipeline } from '../capture/redaction/redact-outcome.ts';
@@ -24,6 +23,7 @@ import { createSampler } from '../sampling/create.ts';
 import { piiCheckOf } from '../judges/pii.ts';
 import type { Sampler } from '../sampling/types.ts';
 import { RecordSinks, type RecordSink } from '../scorer/record-sinks.ts';
+import { sampleInto } from './sample-stage.ts';
 import { Scorer } from '../scorer/scorer.ts';
 import { BufferedKafkaProducer } from '../transport/kafka-buffered-producer.ts';
 import { createKafka } from '../transport/kafka-client.ts';
@@ -225,24 +225,6 @@ export class Pipeline {
   }
 
   #sample(triplet: Triplet): void {
-    const producer = this.producer;
-    let decision;
-    try {
-      decision = this.sampler.shouldSample(triplet);
-    } catch {
-      // A sampler bug must not break capture; count it so captured = sampled + not_sampled still holds.
-      this.instruments.notSampled.inc();
-      this.instruments.dropped.inc({ stage: 'sampling', reason: 'sampler_error' });
-      return;
-    }
-    if (!decision.sampled || !producer) {
-      this.instruments.notSampled.inc();
-      if (!decision.sampled && decision.rule === MAX_TURNS_RULE) this.instruments.dropped.inc({ stage: 'sampling', reason: MAX_TURNS_RULE });
-      return;
-    }
-    this.instruments.sampled.inc({ stratum: decision.sampling.stratum });
-    this.instruments.inFlight.inc();
-    // send() never throws or blocks; on a drop it counts the reason and settles in_flight itself.
-    producer.send({ ...triplet, sampling: decision.sampling });
+    sampleInto(triplet, this.sampler, this.producer, this.instruments);
   }
 }

@@ -9,7 +9,8 @@ import type { CapturedSpan, CapturedEvent, Attributes } from '../capture/types.t
 import { defaultConfig, loadConfig } from '../config/load.ts';
 import type { RagwatchConfig, RagwatchConfigInput } from '../config/schema.ts';
 import { errorMessage } from '../errors.ts';
-import { Pipeline } from './pipeline.ts';
+import { createPluginSink, pluginTransport } from './create-plugin-sink.ts';
+import type { PluginSink } from './plugin-sink.ts';
 import { withTracingSuppressed } from '../suppress-tracing.ts';
 
 type HrTime = [number, number];
@@ -36,8 +37,8 @@ export interface ReadableSpanLike {
 export interface RagwatchSpanProcessorOptions {
   /** Configuration (same keys as `config/ragwatch.yaml`); invalid values fall back to defaults with a warning. */
   config?: RagwatchConfigInput;
-  /** Use an existing pipeline instead of creating one. */
-  pipeline?: Pipeline;
+  /** Use an existing pipeline (a `Pipeline`, or any {@link PluginSink}) instead of creating one. */
+  pipeline?: PluginSink;
   /** Spans buffered between `onEnd` and the next drain; newest dropped beyond it. Default 2048. */
   maxQueueSize?: number;
   /** Drain period, milliseconds. Default 200. */
@@ -71,19 +72,36 @@ export function fromReadableSpan(span: ReadableSpanLike): CapturedSpan {
   return out;
 }
 
+/** Worker threads of the embedded judge inside a host, unless configured: one (≈ 150 MB of RSS) rather than the server's two. */
+const PLUGIN_JUDGE_THREADS = 1;
+
 function resolveConfig(input: RagwatchConfigInput | undefined): RagwatchConfig {
+  let config: RagwatchConfig;
   try {
-    return loadConfig({ overrides: (input ?? {}) as Record<string, unknown> });
+    config = loadConfig({ overrides: (input ?? {}) as Record<string, unknown> });
   } catch (err) {
     // A monitoring plugin must never crash its host: warn and run on defaults.
     diag.warn(`ragwatch: ${errorMessage(err)}; using defaults`);
-    return defaultConfig();
+    config = defaultConfig();
   }
+  const threads = (input as { judge?: { embedded?: { threads?: unknown } } } | undefined)?.judge?.embedded?.threads;
+  if (threads === undefined) config = { ...config, judge: { ...config.judge, embedded: { ...config.judge.embedded, threads: PLUGIN_JUDGE_THREADS } } };
+  return config;
+}
+
+/** Says once, at start, what the plugin costs its host when it judges in process (never a surprise). */
+function announceCost(config: RagwatchConfig): void {
+  if (pluginTransport(config) !== 'memory') return;
+  const what =
+    config.judge.kind === 'embedded'
+      ? `the embedded judge on ${config.judge.embedded.threads} worker thread${config.judge.embedded.threads === 1 ? '' : 's'} (about ${150 * config.judge.embedded.threads} MB of RSS in this process)`
+      : `the LLM judge (${config.judge.model}) from this process`;
+  process.emitWarning(`ragwatch judges in this process with ${what}. Set RAGWATCH_ENDPOINT (transport.http.endpoint) to forward sampled triplets to a ragwatch process instead (< 30 MB here; docs/capture.md).`, { type: 'RagwatchNotice', code: 'RAGWATCH_IN_PROCESS_JUDGE' });
 }
 
 export class RagwatchSpanProcessor {
   /** The pipeline this processor feeds (its `instruments.registry` holds the metrics). */
-  readonly pipeline: Pipeline;
+  readonly pipeline: PluginSink;
   readonly #ownsPipeline: boolean;
   /** Log processors feeding the same pipeline: drained first, so content log records precede assembly. */
   readonly #logSources = new Set<{ forceFlush(): Promise<unknown> }>();
@@ -95,7 +113,12 @@ export class RagwatchSpanProcessor {
 
   constructor(options: RagwatchSpanProcessorOptions = {}) {
     this.#ownsPipeline = options.pipeline === undefined;
-    this.pipeline = options.pipeline ?? new Pipeline({ config: resolveConfig(options.config) });
+    if (options.pipeline) this.pipeline = options.pipeline;
+    else {
+      const config = resolveConfig(options.config);
+      announceCost(config);
+      this.pipeline = createPluginSink(config);
+    }
     this.#maxQueueSize = options.maxQueueSize ?? 2048;
     this.#timer = setInterval(() => this.#drain(), options.scheduledDelayMillis ?? 200);
     this.#timer.unref();

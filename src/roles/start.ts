@@ -8,9 +8,11 @@ import type { Judge } from '../judges/types.ts';
 import { createInstruments } from '../telemetry/instruments.ts';
 import { QualityMonitor } from './quality.ts';
 import { withPseudonymKey } from './pseudonym-key.ts';
+import { ConfigError } from '../errors.ts';
 import { configSummary } from '../config/summary.ts';
 import { instrumentsOptionsFromConfig } from '../telemetry/instruments.ts';
 import { Pipeline } from './pipeline.ts';
+import type { SampledTriplet } from '../triplet.ts';
 import { createProber } from '../probes/create.ts';
 import { createExamMonitor } from '../exams/create.ts';
 import { openReviewStore } from '../store/create.ts';
@@ -42,8 +44,18 @@ export interface RunningApp {
   shutdown(): Promise<void>;
 }
 
+/** Hands forwarded triplets to the scoring queue, counted as received (the plugin counted them produced). */
+function receiveForwarded(pipeline: Pipeline, triplets: SampledTriplet[]): void {
+  for (const t of triplets) {
+    pipeline.instruments.received.inc();
+    pipeline.instruments.inFlight.inc();
+    pipeline.producer?.send(t);
+  }
+}
+
 /** Starts ingest + pipeline + metrics servers. The judge loads in the background (see `/readyz`). */
 export async function startApp(config: RagwatchConfig, logger: Logger = silentLogger, options: { role?: 'all' | 'collector'; judge?: Judge } = {}): Promise<RunningApp> {
+  if (config.transport.kind === 'http') throw new ConfigError('config key "transport.kind": "http" is the in-process plugin\'s forwarding to a ragwatch process; ragwatch start and collector use memory or kafka', ['transport.kind']);
   config = withPseudonymKey(config, options.role === 'collector' ? 'collector' : 'start', logger);
   // `start` judges in-process (role all) even with Kafka configured; `ragwatch collector` passes role collector.
   const instruments = createInstruments(instrumentsOptionsFromConfig(config));
@@ -76,6 +88,8 @@ export async function startApp(config: RagwatchConfig, logger: Logger = silentLo
       // Whole requests are refused before the capture buffer drops spans one by one (which would cut traces).
       saturation: () => (pipeline.capture.fullness >= CAPTURE_FULL ? `capture buffer ${Math.round(pipeline.capture.fullness * 100)} % of capture.maxBufferedSpans` : undefined),
       onOutcome: (outcome) => recordIngestOutcome(pipeline.instruments, outcome),
+      // Triplets a plugin captured, redacted and sampled in its host: judged here like our own sampled ones.
+      ...(role === 'all' ? { onTriplets: (triplets: SampledTriplet[]) => receiveForwarded(pipeline, triplets) } : {}),
     });
   } catch (err) {
     await servers.close();

@@ -12,6 +12,10 @@ import { OtlpDecodeError, errorMessage } from '../errors.ts';
 import { DEFAULT_MAX_INFLIGHT_BYTES, INGEST_DEFAULTS, IngestGuard, bytesRefusal, type IngestGuardOptions, type Refusal } from './ingest-guard.ts';
 import { IngestBytesExhaustedError, IngestTimeoutError, decompress, readLimited } from './otlp-body.ts';
 import { errorResponse, exportResponse, responseMediaType, type IngestStatus, type OtlpSignal } from './otlp-response.ts';
+import { sampledTripletSchema, type SampledTriplet } from '../triplet.ts';
+
+/** Most triplets one forwarded request may carry. */
+const MAX_FORWARDED = 1_000;
 
 /** Why a request got its status; a bounded set (metric label). */
 export type IngestReason =
@@ -28,7 +32,7 @@ export type IngestReason =
 
 /** What happened to one ingest request. */
 export interface IngestOutcome {
-  endpoint: '/v1/traces' | '/v1/logs';
+  endpoint: '/v1/traces' | '/v1/logs' | '/v1/ragwatch/triplets';
   /** OTLP/HTTP, or OTLP/gRPC (its status is then the HTTP status the gRPC one mirrors). */
   transport: 'http' | 'grpc';
   status: IngestStatus;
@@ -53,6 +57,11 @@ export interface IngestAppOptions extends IngestGuardOptions {
   onOutcome?: (outcome: IngestOutcome) => void;
   /** The admission guard, when shared with the OTLP/gRPC server (one set of limits). Default: one of its own. */
   guard?: IngestGuard;
+  /**
+   * Receives the sampled triplets a plugin forwards (`POST /v1/ragwatch/triplets`); without it the
+   * route is not served. Must not throw.
+   */
+  onTriplets?: (triplets: SampledTriplet[]) => void;
 }
 
 /** The admission guard of the ingest limits: one largest body, received and decompressed, always fits. */
@@ -127,7 +136,66 @@ export function createIngestApp(options: IngestAppOptions): Hono {
     }
   }
 
+  /** `POST /v1/ragwatch/triplets`: `{triplets: SampledTriplet[]}` from a plugin, each checked against the wire contract. */
+  async function forwarded(c: Context, onTriplets: (t: SampledTriplet[]) => void): Promise<Response> {
+    const done = (status: IngestStatus, reason: IngestReason, body: Record<string, unknown>, accepted = 0, rejected = 0, headers: Record<string, string> = {}): Response => {
+      options.onOutcome?.({ endpoint: '/v1/ragwatch/triplets', transport: 'http', status, reason, accepted, rejected });
+      return c.json(body, status, headers);
+    };
+    const refusal = guard.admit(c.req.header('authorization'));
+    if (refusal) return done(refusal.status, refusal.reason, { error: refusal.message }, 0, 0, refusal.retryAfterSeconds !== undefined ? { 'Retry-After': String(refusal.retryAfterSeconds) } : {});
+    let held = 0;
+    const reserve = (bytes: number): boolean => {
+      if (!guard.reserveBytes(bytes)) return false;
+      held += bytes;
+      return true;
+    };
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(new IngestTimeoutError(timeoutMs)), timeoutMs);
+    timer.unref();
+    try {
+      if ((c.req.header('content-type') ?? '').split(';')[0]!.trim().toLowerCase() !== 'application/json') return done(415, 'unsupported_media_type', { error: 'Content-Type must be application/json' });
+      const raw = await readLimited(c.req.raw.body, maxBodyBytes, controller.signal, reserve);
+      const body = await decompress(raw, c.req.header('content-encoding'), maxBodyBytes);
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(body.toString('utf8'));
+      } catch (err) {
+        return done(400, 'invalid', { error: `body is not JSON: ${errorMessage(err)}` });
+      }
+      const list = (parsed as { triplets?: unknown } | null)?.triplets;
+      if (!Array.isArray(list)) return done(400, 'invalid', { error: 'body must be {"triplets": [...]}' });
+      if (list.length > MAX_FORWARDED) return done(413, 'too_large', { error: `at most ${MAX_FORWARDED} triplets per request` });
+      const valid: SampledTriplet[] = [];
+      let firstError: string | undefined;
+      for (const item of list) {
+        const r = sampledTripletSchema.safeParse(item);
+        if (r.success) valid.push(r.data);
+        else firstError ??= `key "${r.error.issues[0]!.path.join('.')}": ${r.error.issues[0]!.message}`;
+      }
+      const over = guard.admitItems(valid.length);
+      if (over) return done(over.status, over.reason, { error: over.message }, 0, 0, over.retryAfterSeconds !== undefined ? { 'Retry-After': String(over.retryAfterSeconds) } : {});
+      if (valid.length > 0) onTriplets(valid);
+      const rejected = list.length - valid.length;
+      return done(200, rejected > 0 ? 'partial' : 'ok', { accepted: valid.length, rejected, ...(firstError ? { errorMessage: firstError } : {}) }, valid.length, rejected);
+    } catch (err) {
+      if (err instanceof OtlpDecodeError) return done(err.status, STATUS_REASON[err.status] ?? 'invalid', { error: err.message });
+      if (err instanceof IngestTimeoutError) return done(408, 'timeout', { error: err.message });
+      if (err instanceof IngestBytesExhaustedError) {
+        const r = bytesRefusal(guard.maxInflightBytes);
+        return done(r.status, r.reason, { error: r.message }, 0, 0, { 'Retry-After': String(r.retryAfterSeconds ?? 1) });
+      }
+      return done(500, 'internal', { error: `internal error: ${errorMessage(err)}` });
+    } finally {
+      clearTimeout(timer);
+      guard.releaseBytes(held);
+      guard.release();
+    }
+  }
+
   app.post('/v1/traces', (c) => handle(c, 'traces'));
   app.post('/v1/logs', (c) => handle(c, 'logs'));
+  const onTriplets = options.onTriplets;
+  if (onTriplets) app.post('/v1/ragwatch/triplets', (c) => forwarded(c, onTriplets));
   return app;
 }

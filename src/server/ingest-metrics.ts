@@ -12,7 +12,7 @@ import type { IngestOutcome } from './ingest-app.ts';
 export function recordIngestOutcome(instruments: Pick<Instruments, 'ingestRequests' | 'dropped'>, outcome: IngestOutcome): void {
   instruments.ingestRequests.inc({ endpoint: outcome.endpoint, transport: outcome.transport, status: String(outcome.status), reason: outcome.reason });
   if (outcome.rejected > 0) {
-    const reason = outcome.endpoint === '/v1/traces' ? 'invalid_span' : 'invalid_log_record';
+    const reason = outcome.endpoint === '/v1/traces' ? 'invalid_span' : outcome.endpoint === '/v1/logs' ? 'invalid_log_record' : 'invalid_triplet';
     instruments.dropped.inc({ stage: 'ingest', reason }, outcome.rejected);
   }
 }

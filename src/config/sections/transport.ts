@@ -88,8 +88,32 @@ const consumer = z
 /** Transport between capture/sampling and the scorer. */
 export const transportSection = z
   .object({
-    /** `memory` (one process, the embedded default) or `kafka` (collector/scorer split). Default memory. */
-    kind: z.enum(['memory', 'kafka']).default('memory'),
+    /**
+     * `memory` (one process, the embedded default), `kafka` (collector/scorer split) or `http` (the
+     * in-process plugin forwards sampled triplets to a ragwatch process, `transport.http.endpoint`).
+     * The plugin forwards whenever an endpoint is set and the kind is left at memory. Default memory.
+     */
+    kind: z.enum(['memory', 'kafka', 'http']).default('memory'),
+    /** Forwarding sampled triplets over HTTP to `ragwatch start` (the in-process plugin's light mode, docs/capture.md). */
+    http: z
+      .object({
+        /** Base URL of a ragwatch process's ingest port, e.g. `http://ragwatch:4318` (env RAGWATCH_ENDPOINT); triplets go to `/v1/ragwatch/triplets`. */
+        endpoint: z.string().regex(/^https?:\/\/[^\s]+$/, 'an http(s) URL').optional(),
+        /** Bearer token of that process's ingest (`server.bearerToken` there; env RAGWATCH_ENDPOINT_TOKEN). */
+        bearerToken: z.string().min(16).optional(),
+        /** Sampled triplets waiting to be sent; beyond it the newest are dropped (counted). Default 1000. */
+        maxBufferTriplets: z.number().int().positive().default(1_000),
+        /** Most triplets per request. Default 100. */
+        batchMaxTriplets: z.number().int().positive().max(1_000).default(100),
+        /** Longest a triplet waits for its batch, milliseconds. Default 1000. */
+        lingerMs: z.number().int().positive().default(1_000),
+        /** Per-request timeout, milliseconds. Default 10000. */
+        timeoutMs: z.number().int().positive().default(10_000),
+        /** Longest wait before retrying a refused (429/503, honouring Retry-After) or failed request, milliseconds. Default 30000. */
+        maxRetryBackoffMs: z.number().int().positive().default(30_000),
+      })
+      .strict()
+      .prefault({}),
     /** In-memory queue bound; when full the newest triplet is dropped (counted). Default 1000. */
     maxQueueSize: z.number().int().positive().default(1_000),
     kafka: z

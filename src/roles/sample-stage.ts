@@ -1,0 +1,34 @@
+/**
+ * The step between capture and transport, shared by the full pipeline and the plugin's light one:
+ * the sampler decides, the decision is counted (captured = sampled + not_sampled), and a sampled
+ * triplet goes to the producer with its weight and stratum, counted in flight until the producer
+ * settles it (delivered or dropped).
+ * @module
+ */
+import { MAX_TURNS_RULE } from '../sampling/conversation-bound.ts';
+import type { Sampler } from '../sampling/types.ts';
+import type { Instruments } from '../telemetry/instruments.ts';
+import type { TripletProducer } from '../transport/types.ts';
+import type { Triplet } from '../triplet.ts';
+
+/** Samples one captured triplet into `producer` (none: counted as not sampled). Never throws. */
+export function sampleInto(triplet: Triplet, sampler: Sampler, producer: TripletProducer | undefined, instruments: Instruments): void {
+  let decision;
+  try {
+    decision = sampler.shouldSample(triplet);
+  } catch {
+    // A sampler bug must not break capture; count it so captured = sampled + not_sampled still holds.
+    instruments.notSampled.inc();
+    instruments.dropped.inc({ stage: 'sampling', reason: 'sampler_error' });
+    return;
+  }
+  if (!decision.sampled || !producer) {
+    instruments.notSampled.inc();
+    if (!decision.sampled && decision.rule === MAX_TURNS_RULE) instruments.dropped.inc({ stage: 'sampling', reason: MAX_TURNS_RULE });
+    return;
+  }
+  instruments.sampled.inc({ stratum: decision.sampling.stratum });
+  instruments.inFlight.inc();
+  // send() never throws or blocks; on a drop it counts the reason and settles in_flight itself.
+  producer.send({ ...triplet, sampling: decision.sampling });
+}
