@@ -4,6 +4,7 @@
  * capture is loaded in the host: no judge, no model, no Kafka client, no worker thread.
  * @module
  */
+import { diag } from '@opentelemetry/api';
 import { Capture } from '../capture/capture.ts';
 import { redactionForPipeline } from '../capture/redaction/redact-outcome.ts';
 import type { CapturedLog, CapturedSpan, SpanSource } from '../capture/types.ts';
@@ -41,6 +42,7 @@ export class ForwardingPipeline implements PluginSink {
       timeoutMs: http.timeoutMs,
       maxRetryBackoffMs: http.maxRetryBackoffMs,
       untraced: withTracingSuppressed,
+      warn: (message) => diag.warn(message),
     });
     this.capture = new Capture({ config: config.capture, redaction: redactionForPipeline(config), instruments: this.instruments, onTriplet: (t) => sampleInto(t, this.sampler, this.producer, this.instruments) });
   }

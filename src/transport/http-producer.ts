@@ -2,14 +2,16 @@
  * Forwards sampled triplets over HTTP to a ragwatch process (`POST <endpoint>/v1/ragwatch/triplets`,
  * JSON, bearer token): the in-process plugin's light transport — the host captures, redacts and
  * samples; judging happens elsewhere. `send` only appends to a bounded buffer (newest dropped when
- * full, counted); batches go out on an unref'd timer with `fetch`, one request at a time. A refused
+ * full, counted); batches go out on an unref'd timer with `node:http(s)` (not `fetch`: its client
+ * costs a host ~2 MB more RSS), one request at a time. A refused
  * request (429/503) waits for `Retry-After`, a failed one backs off exponentially, both up to
  * `maxRetryBackoffMs`, and keep their batch; other 4xx drop it (counted by status). Delivered
  * triplets count as produced, as Kafka's do, so the accounting identity holds in the host.
  * @module
  */
+import { request as httpRequest } from 'node:http';
+import { request as httpsRequest } from 'node:https';
 import { errorMessage } from '../errors.ts';
-import { silentLogger, type Logger } from '../log.ts';
 import type { Instruments } from '../telemetry/instruments.ts';
 import { SCHEMA_VERSION, type SampledTriplet } from '../triplet.ts';
 import type { TripletProducer } from './types.ts';
@@ -32,7 +34,8 @@ export interface HttpTripletProducerOptions {
   maxRetryBackoffMs?: number;
   /** Runs the request outside the host's tracing (the plugin's `withTracingSuppressed`). Default: as is. */
   untraced?: <T>(fn: () => T) => T;
-  logger?: Logger;
+  /** Where the first delivery problem is reported (once per producer). The plugin passes OTel's `diag.warn`, so the host's own diagnostics show it. Default: nowhere. */
+  warn?: (message: string) => void;
 }
 
 /** The path triplets are posted to. */
@@ -124,10 +127,9 @@ export class HttpTripletProducer implements TripletProducer {
     const headers: Record<string, string> = { 'content-type': 'application/json', 'schema-version': SCHEMA_VERSION };
     if (o.bearerToken) headers.authorization = `Bearer ${o.bearerToken}`;
     const untraced = o.untraced ?? ((fn) => fn());
-    let res: Response;
+    let res: { status: number; retryAfter: string | undefined };
     try {
-      res = await untraced(() => fetch(this.#url, { method: 'POST', headers, body: JSON.stringify({ triplets: batch }), signal: AbortSignal.timeout(o.timeoutMs ?? 10_000) }));
-      await res.arrayBuffer();
+      res = await untraced(() => postJson(this.#url, JSON.stringify({ triplets: batch }), headers, o.timeoutMs ?? 10_000));
     } catch (err) {
       return this.#backoff(undefined, `ragwatch: forwarding to ${this.#url} failed (${errorMessage(err)}); retrying`);
     }
@@ -137,7 +139,7 @@ export class HttpTripletProducer implements TripletProducer {
       o.instruments.inFlight.dec(batch.length);
       return 'done';
     }
-    if (res.status === 429 || res.status === 503 || res.status >= 500) return this.#backoff(Number(res.headers.get('retry-after')), `ragwatch: ${this.#url} answered ${res.status}; retrying`);
+    if (res.status === 429 || res.status === 503 || res.status >= 500) return this.#backoff(Number(res.retryAfter), `ragwatch: ${this.#url} answered ${res.status}; retrying`);
     // 4xx: the receiver will never take this batch (bad token, bad data): drop it, counted by status.
     this.#settleDropped(batch.length, `rejected_${res.status}`);
     this.#warn(`ragwatch: ${this.#url} refused ${batch.length} triplets with ${res.status}; dropped (check transport.http.bearerToken and the receiver's version)`);
@@ -161,6 +163,20 @@ export class HttpTripletProducer implements TripletProducer {
   #warn(message: string): void {
     if (this.#warned) return;
     this.#warned = true;
-    (this.#o.logger ?? silentLogger).warn(message);
+    this.#o.warn?.(message);
   }
+}
+
+/** POSTs a JSON body; resolves with the status and Retry-After once the response is read (its body is discarded). */
+function postJson(url: string, body: string, headers: Record<string, string>, timeoutMs: number): Promise<{ status: number; retryAfter: string | undefined }> {
+  return new Promise((resolve, reject) => {
+    const req = (url.startsWith('https:') ? httpsRequest : httpRequest)(url, { method: 'POST', headers: { ...headers, 'content-length': Buffer.byteLength(body) }, timeout: timeoutMs }, (res) => {
+      res.resume();
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, retryAfter: typeof res.headers['retry-after'] === 'string' ? res.headers['retry-after'] : undefined }));
+      res.on('error', reject);
+    });
+    req.on('timeout', () => req.destroy(new Error(`no answer within ${timeoutMs} ms`)));
+    req.on('error', reject);
+    req.end(body);
+  });
 }

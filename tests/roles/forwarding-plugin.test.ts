@@ -6,7 +6,7 @@
  * counted; a 503 is retried after Retry-After; and without an endpoint the host is told, once, what
  * judging in process costs it.
  */
-import { ROOT_CONTEXT, trace } from '@opentelemetry/api';
+import { diag, DiagLogLevel, ROOT_CONTEXT, trace } from '@opentelemetry/api';
 import { SimpleSpanProcessor, InMemorySpanExporter, TracerProvider } from '@opentelemetry/sdk-trace';
 import { createServer } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -63,8 +63,11 @@ describe('the plugin forwarding to ragwatch start', () => {
     await provider.shutdown();
   });
 
-  it('a wrong token: 401, the batch dropped and counted, nothing scored', async () => {
+  it('a wrong token: 401, the batch dropped and counted, nothing scored, the host told through its diag logger', async () => {
     const before = scored.length;
+    const warnings: string[] = [];
+    const quiet = () => undefined;
+    diag.setLogger({ warn: (m: string) => void warnings.push(m), error: quiet, info: quiet, debug: quiet, verbose: quiet }, DiagLogLevel.WARN);
     const processor = new RagwatchSpanProcessor({ config: { capture: { traceIdleMs: 50 }, metrics: { processMetrics: false }, transport: { http: { endpoint: `http://127.0.0.1:${app.otlp.port}`, bearerToken: 'not-the-right-token-at-all', lingerMs: 50 } } }, scheduledDelayMillis: 20 });
     const provider = new TracerProvider({ spanProcessors: [processor] });
     request(provider, 9);
@@ -73,6 +76,8 @@ describe('the plugin forwarding to ragwatch start', () => {
     expect(metricValue(text, 'ragwatch_dropped_total', { stage: 'transport', reason: 'rejected_401' })).toBe(1);
     expect((await accountingSnapshot(processor.pipeline.instruments.registry)).residualSampled).toBe(0);
     expect(scored.length).toBe(before);
+    diag.disable();
+    expect(warnings.filter((w) => w.includes('refused 1 triplets with 401'))).toHaveLength(1);
     await provider.shutdown();
   });
 });
