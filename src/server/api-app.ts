@@ -220,7 +220,7 @@ function mountUi(app: Hono, quality: UiSources, options: Pick<ApiAppOptions, 're
   app.get('/api/slices', (c) => c.json({ slices: quality.slices?.status() ?? [] }));
   app.get('/weaknesses', (c) => c.html(renderWeaknessesPage(quality.weaknessView(), /^[a-z][a-z0-9_]{0,63}$/.test(c.req.query('metric') ?? '') ? c.req.query('metric') : undefined), 200, pageHeaders()));
   const { calibration } = quality.settings;
-  mountReview(app, quality.review, { questions: calibration.questions, concepts: [...new Set([...Object.keys(calibration.questions), ...Object.keys(calibration.labelMetrics)])], calibration: quality.calibration, refitter: quality.refitter });
+  mountReview(app, quality.review, { questions: calibration.questions, concepts: [...new Set([...Object.keys(calibration.questions), ...Object.keys(calibration.labelMetrics)])], calibration: quality.calibration, refitter: quality.refitter, traceUrlTemplate });
   const thresholds = Object.fromEntries(quality.rules.map((r) => [r.metric, r.threshold]));
 
   app.get('/api/status', (c) => c.json({ ready: options.ready(), config: options.summary?.() ?? {}, ...quality.status(), probes: probeSummary(options.probes?.runs() ?? []), probeAlerts: options.probes?.firing() ?? [] }));

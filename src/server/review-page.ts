@@ -7,7 +7,7 @@
  */
 import type { ReviewItem } from '../store/review-store.ts';
 import { conversationBlock, highlight } from './examples-page.ts';
-import { escapeHtml, renderPage } from './layout.ts';
+import { escapeHtml, renderPage, traceRef } from './layout.ts';
 
 const STYLE = `main{max-width:60rem}details.history{margin:.3rem 0;color:#333}details.history p.turn{margin:.2rem 0 .2rem 1rem}article{border:2px solid #ddd;border-radius:6px;padding:.8rem 1rem;margin:1rem 0}
 article.current{border-color:#2563eb}article.done{opacity:.55}.meta{color:#555;font-size:.85rem}
@@ -16,7 +16,7 @@ mark.unsupported{background:#ffb3b3;text-decoration:underline wavy #b00}blockquo
 kbd{border:1px solid #bbb;border-radius:3px;padding:0 .3rem;font-size:.85rem}#progress{font-weight:bold}`;
 
 /** The page; `questions` maps label concept → question. */
-export function renderReviewPage(items: readonly ReviewItem[], options: { questions: Readonly<Record<string, string>>; labelled: number; nonce: string }): string {
+export function renderReviewPage(items: readonly ReviewItem[], options: { questions: Readonly<Record<string, string>>; labelled: number; nonce: string; traceUrlTemplate?: string | undefined }): string {
   const questions = Object.entries(options.questions);
   const articles = items
     .map((item, i) => {
@@ -27,7 +27,7 @@ export function renderReviewPage(items: readonly ReviewItem[], options: { questi
         .map(([metric, text]) => `<div class="q" data-metric="${escapeHtml(metric)}">${escapeHtml(text)} <button data-v="1">yes <kbd>y</kbd></button><button data-v="0">no <kbd>n</kbd></button><button data-v="skip">unsure <kbd>u</kbd></button><span class="answer"></span></div>`)
         .join('');
       return `<article data-triplet-id="${escapeHtml(item.tripletId)}" data-index="${i}">
-<div class="meta">${escapeHtml(new Date(item.createdMs).toISOString())} · service ${escapeHtml(item.service)} · ${escapeHtml(item.judge)} judge · ${scores}${item.needsReview ? ' · <b>the calibrated judge cannot tell</b>' : ''}</div>
+<div class="meta">${escapeHtml(new Date(item.createdMs).toISOString())} · service ${escapeHtml(item.service)} · ${escapeHtml(item.judge)} judge${item.traceId ? ` · trace ${traceRef(item.traceId, options.traceUrlTemplate)}` : ''} · ${scores}${item.needsReview ? ' · <b>the calibrated judge cannot tell</b>' : ''}</div>
 ${conversationBlock(item)}<p><b>Q:</b> ${escapeHtml(item.query)}</p><div><b>A:</b> ${html}</div>
 <details open><summary>${item.sources.length} sources</summary>${sources}</details>${qs}</article>`;
     })

@@ -25,7 +25,7 @@ const QUEUE_PAGE = 20;
 export function mountReview(
   app: Hono,
   store: ReviewStore | undefined,
-  options: { questions: Readonly<Record<string, string>>; concepts: readonly string[]; calibration?: CalibrationMonitor | undefined; refitter?: Refitter | undefined },
+  options: { questions: Readonly<Record<string, string>>; concepts: readonly string[]; calibration?: CalibrationMonitor | undefined; refitter?: Refitter | undefined; traceUrlTemplate?: string | undefined },
 ): void {
   const unavailable = { error: 'the review store is not open (config key "store.dataDir", env RAGWATCH_DATA_DIR; see the start log)' };
   const labelSchema = z
@@ -40,7 +40,7 @@ export function mountReview(
   app.get('/review', (c) => {
     if (!store) return c.text(unavailable.error, 503);
     const nonce = newNonce();
-    const html = renderReviewPage(store.queue(QUEUE_PAGE), { questions: options.questions, labelled: store.labelledCount(), nonce });
+    const html = renderReviewPage(store.queue(QUEUE_PAGE), { questions: options.questions, labelled: store.labelledCount(), nonce, traceUrlTemplate: options.traceUrlTemplate });
     return c.html(html, 200, pageHeaders({ nonce }));
   });
   const points = (m: CalibrationModel) => options.refitter?.points(m.metric, m.judge) ?? [];

@@ -38,6 +38,7 @@ export function reviewItemOf(record: ScoreRecord, triplet: SampledTriplet, optio
   const claims = record.details.claims.filter((c) => c.verdict === 'contradicted' || c.verdict === 'not_in_sources').map((c) => c.text);
   return {
     tripletId: record.tripletId,
+    traceId: record.traceId,
     service: record.service,
     judge: record.judge.kind,
     band: score === undefined ? 0 : Math.min(4, Math.floor(score * 5)),

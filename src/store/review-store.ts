@@ -19,6 +19,8 @@ export interface SavedCalibration {
 /** One answer in the review queue. */
 export interface ReviewItem {
   tripletId: string;
+  /** The answer's trace (absent in items stored before it was kept), linked to `server.traceUrlTemplate`. */
+  traceId?: string;
   service: string;
   judge: string;
   /** Score band 0–4 of its first labelled metric (stratification). */

@@ -10,6 +10,7 @@ import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ReviewStore, type ReviewItem } from '../../src/store/review-store.ts';
 import { ReviewSink } from '../../src/store/review-sink.ts';
+import { renderReviewPage } from '../../src/server/review-page.ts';
 import { openDatabase } from '../../src/store/sqlite.ts';
 import type { SampledTriplet, ScoreRecord } from '../../src/triplet.ts';
 import { metricValue } from '../helpers/process.ts';
@@ -77,21 +78,34 @@ describe('review page and labels API', () => {
   });
 });
 
+/** A scored answer as the scorer hands it to the review sink. */
+const scored = (id: string, nowMs: number): [ScoreRecord, SampledTriplet] => {
+  const triplet: SampledTriplet = { id, traceId: 'a'.repeat(32), spanId: '0'.repeat(16), service: 'rag', timestamp: new Date(nowMs).toISOString(), query: 'q', sources: [], response: 'a', latency: { durationMs: 1 }, convention: 'custom', sampling: { weight: 1, stratum: 's', rule: 'r' } };
+  const record: ScoreRecord = { tripletId: id, traceId: triplet.traceId, service: 'rag', stratum: 's', weight: 1, timestamp: triplet.timestamp, judge: { kind: 'embedded' }, scores: { grounding_lexical: 0.5 }, skipped: {}, details: { claims: [], subQuestions: [], sources: [], redundantSentences: [], unsupportedTokens: [] }, diagnosis: [], usage: { calls: 0, inputTokens: 0, outputTokens: 0, durationMs: 0 } };
+  return [record, triplet];
+};
+
 describe('review sink rate', () => {
   it('offers at most store.maxReviewItemsPerSecond answers a second; the rest are counted, not kept', async () => {
     const registry = new Registry();
     const store = new ReviewStore({ db: await openDatabase(':memory:'), maxItems: 1000, maxLabels: 10, registry });
     let now = 1_000_000;
     const sink = new ReviewSink({ store, maxItemsPerSecond: 5, now: () => now });
-    const offer = (i: number) => {
-      const triplet: SampledTriplet = { id: `r${i}`, traceId: 'a'.repeat(32), spanId: '0'.repeat(16), service: 'rag', timestamp: new Date(now).toISOString(), query: 'q', sources: [], response: 'a', latency: { durationMs: 1 }, convention: 'custom', sampling: { weight: 1, stratum: 's', rule: 'r' } };
-      const record: ScoreRecord = { tripletId: triplet.id, traceId: triplet.traceId, service: 'rag', stratum: 's', weight: 1, timestamp: triplet.timestamp, judge: { kind: 'embedded' }, scores: { grounding_lexical: 0.5 }, skipped: {}, details: { claims: [], subQuestions: [], sources: [], redundantSentences: [], unsupportedTokens: [] }, diagnosis: [], usage: { calls: 0, inputTokens: 0, outputTokens: 0, durationMs: 0 } };
-      sink.onRecord(record, triplet);
-    };
+    const offer = (i: number) => sink.onRecord(...scored(`r${i}`, now));
     for (let i = 0; i < 12; i++) offer(i);
     now += 1000;
     for (let i = 12; i < 15; i++) offer(i);
     expect(store.queue(100).map((x) => x.tripletId).sort()).toEqual(['r0', 'r1', 'r12', 'r13', 'r14', 'r2', 'r3', 'r4']);
     expect(metricValue(await registry.metrics(), 'ragwatch_store_review_skipped_total')).toBe(7);
+  });
+
+  it('keeps each answer’s trace id; the page links it to server.traceUrlTemplate, escaped', async () => {
+    const store = new ReviewStore({ db: await openDatabase(':memory:'), maxItems: 10, maxLabels: 10 });
+    new ReviewSink({ store }).onRecord(...scored('r1', Date.now()));
+    const stored = store.queue(1)[0]!;
+    expect(stored.traceId).toBe('a'.repeat(32));
+    const html = renderReviewPage([stored], { questions: { groundedness: 'Grounded?' }, labelled: 0, nonce: 'n', traceUrlTemplate: 'https://tempo.example/explore?trace={traceId}&x="y"' });
+    expect(html).toContain(`<a class="trace-link" href="https://tempo.example/explore?trace=${'a'.repeat(32)}&amp;x=&quot;y&quot;"`);
+    expect(renderReviewPage([stored], { questions: {}, labelled: 0, nonce: 'n' })).toContain(`<code class="trace-id">${'a'.repeat(32)}</code>`);
   });
 });

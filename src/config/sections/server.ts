@@ -30,7 +30,7 @@ export const serverSection = z
      */
     apiToken: z.string().min(16).optional(),
     /**
-     * Link every trace id the pages show (examples, conversations, probes) to the tracing backend the
+     * Link every trace id the pages show (examples, conversations, review, probes) to the tracing backend the
      * service already uses: an http(s) URL with `{traceId}`, e.g. Grafana Tempo
      * `https://grafana.example/explore?left=…{traceId}…`, Jaeger `https://jaeger.example/trace/{traceId}`,
      * Phoenix, Langfuse (docs/deploy.md). Default: unset (trace ids shown, not linked).
