@@ -3,7 +3,8 @@
  * sampled triplets of its host's spans over HTTP to `ragwatch start`, which scores them — the same
  * triplet, judged there, nothing judged in the host; both sides keep the accounting identity
  * (produced in the host, received there); a wrong token is refused (401) and the batch dropped and
- * counted; a 503 is retried after Retry-After; and without an endpoint the host is told, once, what
+ * counted; the receiver scores a batch's valid triplets and names the first invalid one; a 503 is
+ * retried after Retry-After; and without an endpoint the host is told, once, what
  * judging in process costs it.
  */
 import { diag, DiagLogLevel, ROOT_CONTEXT, trace } from '@opentelemetry/api';
@@ -79,6 +80,23 @@ describe('the plugin forwarding to ragwatch start', () => {
     diag.disable();
     expect(warnings.filter((w) => w.includes('refused 1 triplets with 401'))).toHaveLength(1);
     await provider.shutdown();
+  });
+
+  it('the receiver scores the valid triplets of a batch and names the first invalid one', async () => {
+    const before = scored.length;
+    const good = { ...scored[0]!.triplet, id: 'forwarded-good' };
+    const res = await fetch(`http://127.0.0.1:${app.otlp.port}/v1/ragwatch/triplets`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}` },
+      body: JSON.stringify({ triplets: [good, { ...good, id: 'forwarded-bad', sampling: undefined }] }),
+    });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ accepted: 1, rejected: 1, errorMessage: expect.stringContaining('key "sampling"') });
+    await waitFor(() => scored.length > before, 10_000);
+    expect(scored.slice(before).map((s) => s.triplet.id)).toEqual(['forwarded-good']);
+    const bad = await fetch(`http://127.0.0.1:${app.otlp.port}/v1/ragwatch/triplets`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}` }, body: '{"spans": []}' });
+    expect(bad.status).toBe(400);
+    expect(await bad.json()).toEqual({ error: 'body must be {"triplets": [...]}' });
   });
 });
 
