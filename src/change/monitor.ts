@@ -7,9 +7,9 @@
  * snapshots in the embedded store so a restart does not blind it.
  * @module
  */
-import { Gauge, type Registry } from 'prom-client';
-import type { Logger } from '../log.ts';
-import type { AlertNotice, AlertNotifier } from '../metrics/notifier.ts';
+import { Gauge } from 'prom-client';
+import { evaluateEvery, type FlagMonitorOptions } from '../metrics/flag-rules.ts';
+import type { AlertNotice } from '../metrics/notifier.ts';
 import type { RecordSink } from '../scorer/record-sinks.ts';
 import type { SampledTriplet, ScoreRecord } from '../triplet.ts';
 import { FlagSeries, type FlagSeriesState } from '../metrics/flag-series.ts';
@@ -24,29 +24,14 @@ export interface ChangeStateStore {
 }
 
 /** Options of {@link ChangeMonitor}; `rules` and `tiers` are required. */
-export interface ChangeMonitorOptions {
+export interface ChangeMonitorOptions extends FlagMonitorOptions {
   rules: readonly ChangeRule[];
   /** The enabled tiers (page: a sudden drop; ticket: a slow drift). */
   tiers: readonly ChangeSettings[];
-  registry?: Registry;
-  notifier?: AlertNotifier;
-  /** The bounded `service` label of a record (the metrics consumer's). Default: the record's service. */
-  serviceOf?: (record: ScoreRecord) => string;
-  /** Clock, milliseconds since the epoch. Default `Date.now`. */
-  now?: () => number;
-  /** Evaluation interval of the timer, milliseconds. Default 15000. */
-  intervalMs?: number;
   /** Saves and restores the snapshots. */
   store?: ChangeStateStore;
-  /** Saves at most this often, milliseconds. Default 300000. */
-  saveIntervalMs?: number;
-  /** Base URL of the examples page (annotations). */
-  examplesUrl?: string;
-  /** Calibrated P(good) of a score (the calibration consumer's), for metrics `on: calibrated`; undefined = not calibrated (skipped). */
-  probability?: (metric: string, judge: string, score: number) => number | undefined;
   /** What moved: the cell (release, model, route, topic …) whose share of answers at or below `cut` stands highest above the `baseline` share (the weakness map's live window). */
   movedCell?: (metric: string, judge: string, cut: number, baseline: number) => string | undefined;
-  logger?: Logger;
 }
 
 /** One series' state in one tier as `/api/status` shows it. */
@@ -207,13 +192,7 @@ export class ChangeMonitor implements RecordSink {
   /** Starts the periodic evaluation (unref'd). Idempotent. */
   start(): void {
     if (this.#timer) return;
-    this.#timer = setInterval(() => {
-      try {
-        this.evaluate();
-      } catch (err) {
-        this.#o.logger?.warn({ err }, 'change alert evaluation failed');
-      }
-    }, this.#o.intervalMs ?? 15_000).unref();
+    this.#timer = evaluateEvery(() => this.evaluate(), this.#o, 'change alert evaluation failed');
   }
 
   /** Saves the snapshots in the store (never throws: a full disk only costs the next restart its history). */

@@ -3,8 +3,8 @@
  * simulated clock and prints when each alert would have fired (docs/alerts.md).
  * @module
  */
-import { createReadStream, statSync, writeFileSync } from 'node:fs';
-import { createInterface } from 'node:readline';
+import { writeFileSync } from 'node:fs';
+import { scoreFileLines } from './score-file.ts';
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../config/load.ts';
 import { ConfigError } from '../errors.ts';
@@ -59,13 +59,8 @@ notified. Exit 0 (also when alerts fired), 2 on a bad configuration or file.`,
     if (positionals[0] !== 'backtest' || positionals.length !== 2) throw new ConfigError(`usage: ragwatch alerts backtest SCORES.jsonl [-c FILE] [--json] (got: ${positionals.join(' ') || 'nothing'})`, []);
     const config = loadConfig(values.config ? { file: values.config } : {});
     const file = positionals[1]!;
-    try {
-      if (!statSync(file).isFile()) throw new Error('not a file');
-    } catch (err) {
-      throw new ConfigError(`cannot read ${file}: ${(err as Error).message}`, []);
-    }
     let replayed: ReadonlyArray<{ ms: number; record: ScoreRecord }> = [];
-    const report = await backtest(config, createInterface({ input: createReadStream(file, 'utf8'), crlfDelay: Infinity }), values.html ? (r) => (replayed = r) : undefined);
+    const report = await backtest(config, scoreFileLines(file), values.html ? (r) => (replayed = r) : undefined);
     if (values.html) {
       const series = new Map<string, BacktestSeries>();
       for (const a of report.alerts) {

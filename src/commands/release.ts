@@ -4,8 +4,7 @@
  * one verdict with its exit code (docs/deploy.md, "Release gates").
  * @module
  */
-import { createReadStream, statSync } from 'node:fs';
-import { createInterface } from 'node:readline';
+import { scoreFileLines } from './score-file.ts';
 import { parseArgs } from 'node:util';
 import { applyMap } from '../calibration/fit.ts';
 import { loadCalibrationFile } from '../calibration/load-file.ts';
@@ -64,12 +63,7 @@ Exit 0 no_worse, 1 worse, 3 inconclusive, 2 on a bad configuration or file.`,
     if (values.baseline === values.candidate) throw new ConfigError(`--baseline and --candidate are the same release (${values.baseline})`, []);
     const config = loadConfig(values.config ? { file: values.config } : {});
     const file = positionals[1]!;
-    try {
-      if (!statSync(file).isFile()) throw new Error('not a file');
-    } catch (err) {
-      throw new ConfigError(`cannot read ${file}: ${(err as Error).message}`, []);
-    }
-    const { records, rejected } = await readScoreLines(createInterface({ input: createReadStream(file, 'utf8'), crlfDelay: Infinity }));
+    const { records, rejected } = await readScoreLines(scoreFileLines(file));
     const { rules, releases } = sliceSettingsFromConfig({ ...config.alerts, slices: { ...config.alerts.slices, enabled: true } });
     const models = config.calibration.file === undefined ? [] : loadCalibrationFile(config.calibration.file);
     const flagOf: FlagOf = (rule, judge, score) => {

@@ -8,9 +8,9 @@
  * mode (never per scorer replica).
  * @module
  */
-import { Counter, Gauge, type Registry } from 'prom-client';
-import type { Logger } from '../log.ts';
-import type { AlertNotice, AlertNotifier } from '../metrics/notifier.ts';
+import { Counter, Gauge } from 'prom-client';
+import { evaluateEvery, type FlagMonitorOptions } from '../metrics/flag-rules.ts';
+import type { AlertNotice } from '../metrics/notifier.ts';
 import type { RecordSink } from '../scorer/record-sinks.ts';
 import type { SampledTriplet, ScoreRecord } from '../triplet.ts';
 import { SliceBook, entryKey, type BookState, type Slice, type SliceEntry } from './book.ts';
@@ -27,26 +27,11 @@ export interface SliceStateStore {
 }
 
 /** Options of {@link SliceMonitor}; `rules`, `settings` and `releases` are required. */
-export interface SliceMonitorOptions {
+export interface SliceMonitorOptions extends FlagMonitorOptions {
   rules: readonly SliceRule[];
   settings: SliceSettings;
   releases: ReleaseSettings;
-  registry?: Registry;
-  notifier?: AlertNotifier;
-  /** The bounded `service` label of a record. Default: the record's service. */
-  serviceOf?: (record: ScoreRecord) => string;
-  /** Clock, milliseconds since the epoch. Default `Date.now`. */
-  now?: () => number;
-  /** Evaluation interval of the timer, milliseconds. Default 15000. */
-  intervalMs?: number;
   store?: SliceStateStore;
-  /** Saves at most this often, milliseconds. Default 300000. */
-  saveIntervalMs?: number;
-  /** Base URL of the examples page (annotations). */
-  examplesUrl?: string;
-  /** Calibrated P(good) of a score, for metrics `on: calibrated`; undefined = not calibrated (skipped). */
-  probability?: (metric: string, judge: string, score: number) => number | undefined;
-  logger?: Logger;
 }
 
 const STATE_MODEL = 'slice-alerts';
@@ -219,13 +204,7 @@ export class SliceMonitor implements RecordSink {
   /** Starts the periodic evaluation (unref'd). Idempotent. */
   start(): void {
     if (this.#timer) return;
-    this.#timer = setInterval(() => {
-      try {
-        this.evaluate();
-      } catch (err) {
-        this.#o.logger?.warn({ err }, 'slice alert evaluation failed');
-      }
-    }, this.#o.intervalMs ?? 15_000).unref();
+    this.#timer = evaluateEvery(() => this.evaluate(), this.#o, 'slice alert evaluation failed');
   }
 
   /** Saves the counts in the store (never throws). */
