@@ -82,7 +82,10 @@ describe.skipIf(!enabled)('pseudonyms in split mode', () => {
     // One label given on the scorer (it travels on the labels topic).
     const scores = (await readTopicOnce(mock.brokers, topics.scores!)).map((v) => JSON.parse(v) as ScoreRecord);
     expect(scores.length).toBeGreaterThan(0);
-    const label = await fetch(`${scorer!.apiUrl}/api/labels`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ tripletId: scores[0]!.tripletId, metric: 'groundedness', value: 1 }) });
+    // An answer of the review queue: the store keeps at most store.maxReviewItemsPerSecond of a burst, so not every scored one.
+    let queued: string | undefined;
+    await waitFor(async () => (queued = ((await (await fetch(`${scorer!.apiUrl}/api/review?limit=1`)).json()) as { items: Array<{ tripletId: string }> }).items[0]?.tripletId) !== undefined, 20_000, 250);
+    const label = await fetch(`${scorer!.apiUrl}/api/labels`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ tripletId: queued, metric: 'groundedness', value: 1 }) });
     expect(label.status).toBe(201);
     await waitFor(async () => (await readTopicOnce(mock.brokers, topics.labels!)).length > 0, 20_000, 250);
 
