@@ -18,9 +18,10 @@ import { silentLogger } from '../../src/log.ts';
 import type { AlertNotice } from '../../src/metrics/notifier.ts';
 import { startApp, type RunningApp } from '../../src/roles/start.ts';
 import { freePort, ROOT, waitFor } from '../helpers/process.ts';
+import { inChromium } from '../helpers/chromium.ts';
 import { haveBinaries, promQuery, startPrometheus, type LoopbackProcess } from '../helpers/prometheus.ts';
 
-const enabled = haveBinaries('release gate end to end', 'prometheus');
+const enabled = haveBinaries('release gate end to end', 'prometheus', 'chromium');
 const QUESTIONS = ['Who heads the Sales department?', 'Which office is Ada Lovelace based in?', 'What does Billwise cost per month?', 'Who manages the Globex account?', 'When did Ada Lovelace join Acme?', 'Which floor is the Legal department on?'];
 
 describe.skipIf(!enabled)('a broken release next to a healthy one, through ragwatch start', () => {
@@ -91,6 +92,11 @@ describe.skipIf(!enabled)('a broken release next to a healthy one, through ragwa
     expect(home).toMatch(/<th scope="row">1\.1<\/th><td>\d+<\/td><td>[^<]+<\/td><td class="bad">worse<\/td>/);
     expect(home).toMatch(/<th scope="row">1\.0<\/th><td>\d+<\/td><td>[^<]+<\/td><td class="meta">baseline<\/td>/);
     expect(home).toContain('release=1.1</b> of service <b>acme-rag-demo</b>');
+    // As people see it (the picture in docs/deploy.md): the section's verdict cell reads "worse".
+    await inChromium({ url: `${http}/`, width: 1000, height: 700, screenshot: 'front-door-releases.png' }, async (p) => {
+      expect(await p.locator('#releases td.bad').first().textContent()).toBe('worse');
+      await p.locator('#releases').screenshot({ path: join(ROOT, 'tests/.artifacts/releases-section.png') });
+    });
     // The examples of that release are one link away.
     const examples = (await (await fetch(`${http}/api/examples?metric=grounding_lexical&release=1.1`)).json()) as { examples: Array<{ record: { release: string } }> };
     expect(examples.examples.length).toBeGreaterThan(0);
