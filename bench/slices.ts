@@ -32,10 +32,24 @@ let now = START;
 let seed = 7;
 const random = () => ((seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648) / 2_147_483_648);
 
-gc();
 /** Heap and array buffers (the counts rings are typed arrays, outside the JS heap). */
 const used = () => process.memoryUsage().heapUsed + process.memoryUsage().arrayBuffers;
-const heapBefore = used();
+/**
+ * Collects until the figure stops falling. One `gc()` is not enough: V8 frees a dead ArrayBuffer's
+ * backing store after the collection that found it, so `arrayBuffers` right after one `gc()` still held
+ * the dropped change monitor's rings in some runs (15.4 MB in most, 33–43 MB in others: 2 of 6).
+ */
+function settledUsed(): number {
+  let last = Infinity;
+  for (let i = 0; i < 10; i++) {
+    gc();
+    const now = used();
+    if (now >= last) return now;
+    last = now;
+  }
+  return last;
+}
+const heapBefore = settledUsed();
 const slices = new SliceMonitor({ ...sliceSettingsFromConfig(config.alerts), now: () => now });
 const held: { change?: ChangeMonitor } = {};
 held.change = new ChangeMonitor({ ...changeRulesFromConfig(config.alerts), now: () => now });
@@ -77,8 +91,7 @@ emit({ bench: 'slices', figure: 'slices_evaluate_ms', value, unit: 'ms', baselin
 
 // Heap of the slices alone: drop the change monitor, collect, and attribute the rest to the slice entries.
 delete held.change;
-gc();
-const heapAfter = used();
+const heapAfter = settledUsed();
 const perEntry = (heapAfter - heapBefore) / entries;
 console.error(`slices: heap ${((heapAfter - heapBefore) / 1e6).toFixed(1)} MB for ${entries} slice entries and ${SERVICES * METRICS.length} service totals (${Math.round(perEntry)} B per entry)`);
 emit({ bench: 'slices', figure: 'slice_entry_bytes', value: perEntry, unit: 'bytes', baseline: null, ratio: null });
