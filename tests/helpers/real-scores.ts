@@ -27,6 +27,23 @@ export function flaggedShare(h: number, cut = 0.8): number {
   return h * share(FIXTURE.hallucinated) + (1 - h) * share(FIXTURE.right);
 }
 
+/**
+ * Per answer of a stream with hallucinated share `h`: the probabilities that the judge flags it
+ * (grounding_lexical ≤ cut), scores it above the cut, or skips the metric — the whole of what one
+ * answer tells about `h` on this metric.
+ */
+export function outcomeShares(h: number, cut = 0.8): { flagged: number; good: number; skipped: number } {
+  const of = (pool: Scores[]) => {
+    const n = pool.length;
+    const flagged = pool.filter((s) => s.grounding_lexical !== undefined && s.grounding_lexical <= cut).length / n;
+    const skipped = pool.filter((s) => s.grounding_lexical === undefined).length / n;
+    return { flagged, good: 1 - flagged - skipped, skipped };
+  };
+  const bad = of(FIXTURE.hallucinated);
+  const right = of(FIXTURE.right);
+  return { flagged: h * bad.flagged + (1 - h) * right.flagged, good: h * bad.good + (1 - h) * right.good, skipped: h * bad.skipped + (1 - h) * right.skipped };
+}
+
 /** One answer of a simulated stream: its time and the slice it belongs to. */
 export interface StreamAnswer {
   ms: number;
