@@ -169,6 +169,49 @@ describe('OTLP/gRPC load shedding and shutdown', () => {
     }
   }, 30_000);
 
+  it('a refused call delivers nothing, and every admitted call gives its slot back, however it ends', async () => {
+    let saturated = false;
+    const spans: number[] = [];
+    const guard = ingestGuardOf({ bearerToken: TOKEN, maxConcurrentRequests: 3, saturation: () => (saturated ? 'test saturation' : undefined) });
+    const server = await startGrpcIngest('127.0.0.1', 0, { guard, maxBodyBytes: MAX_BODY, onSpans: (s) => spans.push(s.length), onLogs: () => undefined });
+    const body = Buffer.from(ProtobufTraceSerializer.serializeRequest(await ragSpans('q'))!);
+    const raw = rawClient(server.port, TRACES, { 'grpc.max_send_message_length': 64 * 1024 * 1024 });
+    try {
+      saturated = true;
+      expect((await raw.call(body)).err?.code).toBe(grpc.status.UNAVAILABLE);
+      expect((await raw.call(body, 'wrong')).err?.code).toBe(grpc.status.UNAUTHENTICATED);
+      expect(spans).toEqual([]);
+      saturated = false;
+      // As many calls as slots, each ending its own way: accepted, malformed, over the size limit
+      // (refused by grpc-js after admission); then one cut by its own deadline.
+      const outcomes = await Promise.all([
+        raw.call(body),
+        raw.call(Buffer.from([0x0a, 0xff, 0xff, 0xff, 0x0f, 0x01])),
+        raw.call(Buffer.alloc(MAX_BODY + 1, 1)),
+      ]);
+      expect(outcomes.map((o) => o.err?.code ?? grpc.status.OK)).toEqual([grpc.status.OK, grpc.status.INVALID_ARGUMENT, grpc.status.RESOURCE_EXHAUSTED]);
+      await new Promise<void>((resolve) => {
+        const Client = grpc.makeGenericClientConstructor({}, 'Raw');
+        const c = new Client(`127.0.0.1:${server.port}`, grpc.credentials.createInsecure(), { 'grpc.max_send_message_length': 64 * 1024 * 1024 });
+        const md = new grpc.Metadata();
+        md.set('authorization', `Bearer ${TOKEN}`);
+        c.makeUnaryRequest(TRACES, (b: Buffer) => b, (b: Buffer) => b, Buffer.alloc(MAX_BODY, 1), md, { deadline: Date.now() + 1 }, () => {
+          c.close();
+          resolve();
+        });
+      });
+      await waitFor(() => guard.active === 0, 5_000);
+      // Every slot free again: three calls at once are admitted.
+      const again = await Promise.all([raw.call(body), raw.call(body), raw.call(body)]);
+      expect(again.map((o) => o.err)).toEqual([null, null, null]);
+      expect(spans).toEqual([3, 3, 3, 3]);
+      expect(guard.active).toBe(0);
+    } finally {
+      raw.close();
+      await server.close();
+    }
+  }, 30_000);
+
   it('a shutdown during a stream of exports loses nothing that was acknowledged', async () => {
     const config = loadConfig({ env: {}, overrides: { server: { otlpPort: 0, otlpGrpcPort: 0, httpPort: 0 }, metrics: { processMetrics: false } } });
     const app = await startApp(config, silentLogger, { judge: new LexicalJudge() });
