@@ -30,29 +30,26 @@ function outcomesByRatio(m0: readonly number[], m1: readonly number[]): Array<{ 
   return cells.sort((a, b) => b.llr - a.llr);
 }
 
-/** Power of the most powerful (randomized) test at false-alarm probability `alpha`. */
-function powerAt(cells: ReturnType<typeof outcomesByRatio>, alpha: number): number {
-  let p0 = 0;
-  let p1 = 0;
+type Cells = ReturnType<typeof outcomesByRatio>;
+
+/** Takes outcomes, highest ratio first (the last one in part: a randomized test), until side `by` reaches `bound`; both sides then. */
+function rejectUntil(cells: Cells, by: 'p0' | 'p1', bound: number): { p0: number; p1: number } {
+  const sum = { p0: 0, p1: 0 };
   for (const c of cells) {
-    if (p0 + c.p0 >= alpha) return p1 + (c.p1 * (alpha - p0)) / c.p0;
-    p0 += c.p0;
-    p1 += c.p1;
+    if (sum[by] + c[by] >= bound) {
+      const part = (bound - sum[by]) / c[by];
+      return { p0: sum.p0 + part * c.p0, p1: sum.p1 + part * c.p1 };
+    }
+    sum.p0 += c.p0;
+    sum.p1 += c.p1;
   }
-  return p1;
+  return sum;
 }
 
+/** Power of the most powerful (randomized) test at false-alarm probability `alpha`. */
+const powerAt = (cells: Cells, alpha: number) => rejectUntil(cells, 'p0', alpha).p1;
 /** Smallest false-alarm probability of a test with power `power`. */
-function alphaFor(cells: ReturnType<typeof outcomesByRatio>, power: number): number {
-  let p0 = 0;
-  let p1 = 0;
-  for (const c of cells) {
-    if (p1 + c.p1 >= power) return p0 + (c.p0 * (power - p1)) / c.p1;
-    p0 += c.p0;
-    p1 += c.p1;
-  }
-  return 1;
-}
+const alphaFor = (cells: Cells, power: number) => rejectUntil(cells, 'p1', power).p0;
 
 /** The oracle's outcomes for the half-hour after a canary of `share` of 0.2 answers/s starts, `bad` of its answers hallucinated (5 % healthy). */
 function canaryHalfHour(share: number, bad: number) {
