@@ -43,9 +43,9 @@ function settledUsed(): number {
   let last = Infinity;
   for (let i = 0; i < 10; i++) {
     gc();
-    const now = used();
-    if (now >= last) return now;
-    last = now;
+    const current = used();
+    if (current >= last) return current;
+    last = current;
   }
   return last;
 }

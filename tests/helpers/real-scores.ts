@@ -18,11 +18,18 @@ export function drawScores(random: () => number, hallucinated: boolean): Scores 
   return pool[Math.floor(random() * pool.length)]!;
 }
 
+/** Shares of a pool's answers the judge flags (grounding_lexical ≤ cut), scores above the cut, or skips. */
+function poolOutcomes(pool: Scores[], cut: number): { flagged: number; good: number; skipped: number } {
+  const flagged = pool.filter((s) => s.grounding_lexical !== undefined && s.grounding_lexical <= cut).length / pool.length;
+  const skipped = pool.filter((s) => s.grounding_lexical === undefined).length / pool.length;
+  return { flagged, good: 1 - flagged - skipped, skipped };
+}
+
 /** Share of answers the judge flags (grounding_lexical ≤ cut) among those it scores, for a hallucinated share `h`. */
 export function flaggedShare(h: number, cut = 0.8): number {
   const share = (pool: Scores[]) => {
-    const scored = pool.filter((s) => s.grounding_lexical !== undefined);
-    return scored.filter((s) => s.grounding_lexical! <= cut).length / scored.length;
+    const o = poolOutcomes(pool, cut);
+    return o.flagged / (o.flagged + o.good);
   };
   return h * share(FIXTURE.hallucinated) + (1 - h) * share(FIXTURE.right);
 }
@@ -33,14 +40,8 @@ export function flaggedShare(h: number, cut = 0.8): number {
  * answer tells about `h` on this metric.
  */
 export function outcomeShares(h: number, cut = 0.8): { flagged: number; good: number; skipped: number } {
-  const of = (pool: Scores[]) => {
-    const n = pool.length;
-    const flagged = pool.filter((s) => s.grounding_lexical !== undefined && s.grounding_lexical <= cut).length / n;
-    const skipped = pool.filter((s) => s.grounding_lexical === undefined).length / n;
-    return { flagged, good: 1 - flagged - skipped, skipped };
-  };
-  const bad = of(FIXTURE.hallucinated);
-  const right = of(FIXTURE.right);
+  const bad = poolOutcomes(FIXTURE.hallucinated, cut);
+  const right = poolOutcomes(FIXTURE.right, cut);
   return { flagged: h * bad.flagged + (1 - h) * right.flagged, good: h * bad.good + (1 - h) * right.good, skipped: h * bad.skipped + (1 - h) * right.skipped };
 }
 

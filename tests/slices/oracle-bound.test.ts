@@ -23,9 +23,8 @@ function outcomesByRatio(m0: readonly number[], m1: readonly number[]): Array<{ 
   m0.forEach((mean0, i) => {
     const mean1 = m1[i]!;
     const top = Math.ceil(Math.max(mean0, mean1) + 12 * Math.sqrt(Math.max(mean0, mean1)) + 12);
-    const next: typeof cells = [];
-    for (const c of cells) for (let x = 0; x <= top; x++) next.push({ llr: c.llr + x * Math.log(mean1 / mean0) - (mean1 - mean0), p0: c.p0 * poissonPmf(x, mean0), p1: c.p1 * poissonPmf(x, mean1) });
-    cells = next;
+    const counts = Array.from({ length: top + 1 }, (_, x) => ({ llr: x * Math.log(mean1 / mean0) - (mean1 - mean0), p0: poissonPmf(x, mean0), p1: poissonPmf(x, mean1) }));
+    cells = cells.flatMap((c) => counts.map((k) => ({ llr: c.llr + k.llr, p0: c.p0 * k.p0, p1: c.p1 * k.p1 })));
   });
   return cells.sort((a, b) => b.llr - a.llr);
 }
