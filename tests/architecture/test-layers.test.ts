@@ -1,6 +1,6 @@
 /**
  * The two test layers (docs/testing.md) stay honest: every test file that starts an external binary
- * — the Kafka mock (`kcat`), Prometheus/promtool/Alertmanager, Chromium, helm — is an integration file
+ * — the Kafka mock (`kcat`), Prometheus/promtool/Alertmanager, Chromium, helm, Python — is an integration file
  * (`tests/integration/` or `*.integration.test.ts`), so `npm test` needs nothing beyond Node; and the
  * two projects of vitest.config.ts together select every test file outside the fault suite once.
  */
@@ -13,9 +13,9 @@ const ROOT = resolve(import.meta.dirname, '../..');
 const TESTS = join(ROOT, 'tests');
 
 /** Calls that start a binary, by the helper that wraps it. */
-const BINARY_CALLS = /\b(?:startPrometheus|startAlertmanager|promtool|haveKcat|startKafkaMock|startStableKafka|inChromium|helmTemplate|readTopicOnce|startRole)\s*\(|chromium\.launch|haveBinaries\([^)]*'(?:promtool|prometheus|alertmanager|chromium|kcat|helm)'/;
+const BINARY_CALLS = /\b(?:startPrometheus|startAlertmanager|promtool|haveKcat|startKafkaMock|startStableKafka|inChromium|helmTemplate|readTopicOnce|startRole|havePython|runPythonService)\s*\(|chromium\.launch|haveBinaries\([^)]*'(?:promtool|prometheus|alertmanager|chromium|kcat|helm)'/;
 /** Helper modules whose every use needs a binary. */
-const BINARY_MODULES = new Set(['tests/helpers/kafka-mock.ts', 'tests/helpers/chromium.ts', 'tests/deploy/chart-render.ts', 'tests/integration/kafka-process.ts']);
+const BINARY_MODULES = new Set(['tests/helpers/kafka-mock.ts', 'tests/helpers/chromium.ts', 'tests/deploy/chart-render.ts', 'tests/integration/kafka-process.ts', 'tests/helpers/python.ts', 'tests/integration/python-harness.ts']);
 
 function walk(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : []));
@@ -50,7 +50,7 @@ const projects = (config.test?.projects ?? []) as Array<{ test: { name: string; 
 const selectedBy = (f: string) => projects.filter((p) => p.test.include.some((g) => matchesGlob(f, g)) && !p.test.exclude.some((g) => matchesGlob(f, g))).map((p) => p.test.name);
 
 describe('test layers', () => {
-  it('every file that needs kcat, Prometheus, Chromium or helm is an integration file', () => {
+  it('every file that needs kcat, Prometheus, Chromium, helm or Python is an integration file', () => {
     const offenders = files.filter((f) => !f.startsWith('tests/faults/') && !isIntegration(f)).map((f) => [f, needsBinary(join(ROOT, f))]).filter(([, why]) => why !== undefined);
     expect(offenders).toEqual([]);
   });
@@ -60,6 +60,7 @@ describe('test layers', () => {
     expect(needsBinary(join(ROOT, 'tests/metrics/rules.integration.test.ts'))).toMatch(/promtool/);
     expect(needsBinary(join(ROOT, 'tests/server/pages.integration.test.ts'))).toMatch(/chromium|inChromium/);
     expect(needsBinary(join(ROOT, 'tests/deploy/helm-chart.integration.test.ts'))).toMatch(/chart-render|helmTemplate/);
+    expect(needsBinary(join(ROOT, 'tests/integration/python-openinference.test.ts'))).toMatch(/python|havePython/);
   });
 
   it('each test file outside the fault suite runs in exactly one project', () => {
