@@ -9,13 +9,13 @@
  *              src/store/ src/calibration/ src/weakness/ src/probes/ src/exams/ src/change/ src/slices/ src/slo/ src/conversations/   capabilities, each on its own
  *   scorer     src/scorer/         consume → judge → emit to the record sinks the role registered
  *   stages     src/capture/ src/sampling/ src/transport/ src/judges/ src/assembly/
- *   ground     src/triplet.ts src/errors.ts src/log.ts src/threads.ts src/suppress-tracing.ts
- *              src/config/ src/telemetry/   (wire contract, errors, logging, configuration, self-metrics)
+ *   ground     src/triplet.ts src/metric-registry.ts src/errors.ts src/log.ts src/threads.ts src/suppress-tracing.ts
+ *              src/config/ src/telemetry/   (wire contract, metric registry, errors, logging, configuration, self-metrics)
  *
  * Type-only imports count: a type that points up is a dependency that points up.
  * Paths are relative to where depcruise runs (the repository root, or a test's fixture tree).
  */
-const GROUND = '^src/(triplet|errors|log|threads|suppress-tracing)[.]ts$|^src/(config|telemetry)/';
+const GROUND = '^src/(triplet|metric-registry|errors|log|threads|suppress-tracing)[.]ts$|^src/(config|telemetry)/';
 const STAGES = '^src/(capture|sampling|transport|judges|assembly)/';
 const SCORER = '^src/scorer/';
 const METRICS = '^src/metrics/';
@@ -51,7 +51,7 @@ module.exports = {
     {
       name: 'config-is-the-floor',
       severity: 'error',
-      comment: 'config/ (the schema and loading of ragwatch.yaml) imports only the wire contract and the errors: self-metrics, threads and logging are built from it, not the other way round.',
+      comment: 'config/ (the schema and loading of ragwatch.yaml) imports only the wire contract, the metric registry and the errors: self-metrics, threads and logging are built from it, not the other way round.',
       from: { path: '^src/config/' },
       to: { path: '^src/(telemetry/|log[.]ts$|threads[.]ts$|suppress-tracing[.]ts$)' },
     },
@@ -61,6 +61,13 @@ module.exports = {
       comment: 'triplet.ts and errors.ts are the contracts every process and version share: they import nothing else of ragwatch.',
       from: { path: '^src/(triplet|errors)[.]ts$' },
       to: { path: '^src/', pathNot: '^src/(triplet|errors)[.]ts$' },
+    },
+    {
+      name: 'registry-reads-only-the-wire-contract',
+      severity: 'error',
+      comment: 'metric-registry.ts (metrics as data: the built-ins and the configured evaluators) is imported by config/ and every consumer: it may import the wire contract only. An evaluator reaches it as plain data (EvaluatorMetricSpec), never as a config type.',
+      from: { path: '^src/metric-registry[.]ts$' },
+      to: { path: '^src/', pathNot: '^src/triplet[.]ts$' },
     },
     {
       name: 'stages-import-no-consumer',

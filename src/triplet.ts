@@ -46,10 +46,29 @@ export const EMBEDDED_METRICS = [
 /** Metrics the scorer adds to every record, whichever judge scored it (`judge.pii`). */
 export const SCORER_METRICS = ['pii_free'] as const;
 
-/** Every metric name ragwatch can emit. */
+/** Every built-in metric name. A configuration adds its evaluators' names: list metrics from `metric-registry.ts`, not from here. */
 export const METRIC_NAMES = [...new Set([...LLM_METRICS, ...EMBEDDED_METRICS, ...SCORER_METRICS])] as const;
-export type MetricName = (typeof LLM_METRICS)[number] | (typeof EMBEDDED_METRICS)[number] | (typeof SCORER_METRICS)[number];
-const metricNameSchema = z.enum(METRIC_NAMES as unknown as [MetricName, ...MetricName[]]);
+/** A built-in metric's name. */
+export type BuiltinMetricName = (typeof LLM_METRICS)[number] | (typeof EMBEDDED_METRICS)[number] | (typeof SCORER_METRICS)[number];
+/**
+ * A metric name: a built-in's or a configured evaluator's (the registry in `metric-registry.ts` knows
+ * which exist). The `string & {}` keeps the built-ins' names suggested without closing the set.
+ */
+export type MetricName = BuiltinMetricName | (string & {});
+
+/**
+ * What a metric name looks like (a built-in's or an evaluator's): lower snake case, at most 48
+ * characters — a Prometheus label value, a path segment and, in PascalCase, part of an alert name.
+ */
+export const METRIC_NAME_PATTERN = /^[a-z][a-z0-9_]{0,47}$/;
+// The wire accepts any well-formed name: a reader ignores the metrics its registry does not know
+// (docs/kafka.md) instead of rejecting a newer scorer's records.
+const metricNameSchema = z.string().regex(METRIC_NAME_PATTERN, 'a metric name (lower snake case, at most 48 characters)');
+
+/** Scores of one record by metric name, each in [0,1]. */
+export type MetricScores = Record<string, number>;
+/** Why a metric has no score, by metric name. */
+export type MetricSkips = Record<string, string>;
 
 /** One retrieved source (chunk) as the RAG service saw it. */
 export const sourceSchema = z.object({
@@ -164,6 +183,16 @@ export const detailsSchema = z.object({
   toxicity: z.array(z.string()).optional(),
   /** The query-relevant source sentences the answer covers least, least first (embedded judge, at most 3). */
   uncoveredSources: z.array(z.string()).optional(),
+  /**
+   * Configured evaluators' explanations, by metric name: an `llm` evaluator's label (categorical and
+   * boolean outputs) and one-sentence reason; a `check`'s failed rules.
+   */
+  evaluators: z
+    .record(
+      metricNameSchema,
+      z.object({ label: z.string().max(64).optional(), reason: z.string().max(1000).optional(), failed: z.array(z.string().max(300)).max(32).optional() }),
+    )
+    .optional(),
 });
 export type ScoreDetails = z.infer<typeof detailsSchema>;
 
@@ -181,8 +210,10 @@ export const scoreRecordSchema = z.object({
   weight: z.number().positive().finite(),
   timestamp: z.string(),
   judge: z.object({ kind: judgeKindSchema, model: z.string().optional() }),
-  scores: z.partialRecord(metricNameSchema, scoreValue),
-  skipped: z.partialRecord(metricNameSchema, z.string()),
+  /** Scores by metric name (built-ins and configured evaluators); absent = not applicable, never NaN. */
+  scores: z.record(metricNameSchema, scoreValue),
+  /** Why a metric has no score (e.g. `no_claims`), by metric name. */
+  skipped: z.record(metricNameSchema, z.string()),
   details: detailsSchema,
   diagnosis: z.array(z.string()),
   usage: usageSchema,

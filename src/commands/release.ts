@@ -10,6 +10,7 @@ import { applyMap } from '../calibration/fit.ts';
 import { loadCalibrationFile } from '../calibration/load-file.ts';
 import { loadConfig } from '../config/load.ts';
 import { ConfigError } from '../errors.ts';
+import { metricRegistryOf } from '../metric-registry.ts';
 import { readScoreLines } from '../roles/backtest.ts';
 import { compareRecords, type FlagOf, type ReleaseComparison } from '../slices/gate.ts';
 import { sliceSettingsFromConfig } from '../slices/settings.ts';
@@ -63,7 +64,7 @@ Exit 0 no_worse, 1 worse, 3 inconclusive, 2 on a bad configuration or file.`,
     if (values.baseline === values.candidate) throw new ConfigError(`--baseline and --candidate are the same release (${values.baseline})`, []);
     const config = loadConfig(values.config ? { file: values.config } : {});
     const file = positionals[1]!;
-    const { records, rejected } = await readScoreLines(scoreFileLines(file));
+    const { records, rejected } = await readScoreLines(scoreFileLines(file), metricRegistryOf(config));
     const { rules, releases } = sliceSettingsFromConfig({ ...config.alerts, slices: { ...config.alerts.slices, enabled: true } });
     const models = config.calibration.file === undefined ? [] : loadCalibrationFile(config.calibration.file);
     const flagOf: FlagOf = (rule, judge, score) => {

@@ -14,16 +14,17 @@ import { createRedactor } from '../capture/redaction/redact-outcome.ts';
 import { createJudge } from '../judges/create.ts';
 import type { Judge } from '../judges/types.ts';
 import { scoreRecordOf } from '../scorer/score-record.ts';
-import { METRIC_NAMES, sampledTripletSchema, tripletSchema, type MetricName, type SampledTriplet, type ScoreRecord } from '../triplet.ts';
+import { metricRegistryOf, type MetricRegistry } from '../metric-registry.ts';
+import { sampledTripletSchema, tripletSchema, type MetricName, type SampledTriplet, type ScoreRecord } from '../triplet.ts';
 import type { Command } from './types.ts';
 
-function parseMin(values: readonly string[]): Map<MetricName, number> {
+function parseMin(values: readonly string[], registry: MetricRegistry): Map<MetricName, number> {
   const out = new Map<MetricName, number>();
   for (const v of values) {
     const [name, raw] = v.split('=');
     const threshold = Number(raw);
-    if (!name || !(METRIC_NAMES as readonly string[]).includes(name) || raw === undefined || !(threshold >= 0 && threshold <= 1)) {
-      throw new ConfigError(`--min ${v}: expected METRIC=VALUE with a metric from ${METRIC_NAMES.join(', ')} and 0 ≤ VALUE ≤ 1`, ['--min']);
+    if (!name || !registry.has(name) || raw === undefined || !(threshold >= 0 && threshold <= 1)) {
+      throw new ConfigError(`--min ${v}: expected METRIC=VALUE with a metric from ${registry.names().join(', ')} and 0 ≤ VALUE ≤ 1`, ['--min']);
     }
     out.set(name as MetricName, threshold);
   }
@@ -70,7 +71,7 @@ Exit code 1 when a line fails or a --min gate is not met.
       overrides.judge = { ...(values.judge !== undefined ? { kind: values.judge } : {}), ...(values.concurrency !== undefined ? { concurrency: Number(values.concurrency) } : {}) };
     }
     const config = loadConfig({ ...(values.config ? { file: values.config } : {}), overrides });
-    const gates = parseMin(values.min ?? []);
+    const gates = parseMin(values.min ?? [], metricRegistryOf(config));
     const judge = createJudge(config, { instruments: createInstruments({ processMetrics: false }) });
     await judge.init();
     const redactor = createRedactor(config.redaction);
@@ -93,7 +94,7 @@ Exit code 1 when a line fails or a --min gate is not met.
         }
         scored++;
         process.stdout.write(`${JSON.stringify(out)}\n`);
-        for (const [metric, value] of Object.entries(out.scores) as Array<[MetricName, number]>) {
+        for (const [metric, value] of Object.entries(out.scores)) {
           const s = sums.get(metric) ?? { weighted: 0, weight: 0, n: 0 };
           s.weighted += value * out.weight;
           s.weight += out.weight;

@@ -117,11 +117,20 @@ function readFile(file: string): Record<string, unknown> {
   return doc;
 }
 
+/** The origin of the longest prefix of `path` that has one. */
+function originOf(path: readonly string[], origins: Origins): string | undefined {
+  for (let k = path.length; k > 0; k--) {
+    const origin = origins.get(path.slice(0, k).join('.'));
+    if (origin) return origin;
+  }
+  return path.length === 0 ? origins.get('') : undefined;
+}
+
 function describeIssue(issue: z.core.$ZodIssue, origins: Origins): { key: string; line: string } {
   const path = issue.path.map(String);
   const keys = issue.code === 'unrecognized_keys' ? issue.keys.map((k) => [...path, k].join('.')) : [path.join('.')];
   const key = keys.join(', ') || '(top level)';
-  const origin = origins.get(path.join('.'));
+  const origin = originOf(path, origins);
   const where = origin ? ` (from ${origin})` : '';
   let what = issue.message;
   if (issue.code === 'unrecognized_keys') what = 'unknown key; see config/ragwatch.yaml for the allowed keys';

@@ -19,6 +19,7 @@ import { storeSection } from './sections/store.ts';
 import { transportSection } from './sections/transport.ts';
 import { weaknessSection } from './sections/weakness.ts';
 import { examsSection } from './sections/exams.ts';
+import { BUILTIN_REGISTRY } from '../metric-registry.ts';
 
 export const configSchema = z
   .object({
@@ -37,7 +38,13 @@ export const configSchema = z
     exams: examsSection.prefault({}),
     log: logSection.prefault({}),
   })
-  .strict();
+  .strict()
+  .superRefine((c, ctx) => {
+    // alerts.metrics names metrics of the registry (built-ins).
+    for (const name of Object.keys(c.alerts.metrics)) {
+      if (!BUILTIN_REGISTRY.has(name)) ctx.addIssue({ code: 'custom', path: ['alerts', 'metrics', name], message: `unknown metric "${name}"; the built-in metrics are ${BUILTIN_REGISTRY.names().join(', ')}` });
+    }
+  });
 
 /** User-facing configuration (every key optional). */
 export type RagwatchConfigInput = z.input<typeof configSchema>;

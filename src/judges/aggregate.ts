@@ -4,7 +4,7 @@
  * components are missing is `skipped` with a reason, never 0, 1 or NaN.
  * @module
  */
-import type { MetricName } from '../triplet.ts';
+import type { BuiltinMetricName, MetricScores, MetricSkips } from '../triplet.ts';
 
 /** Three-way support verdict of one claim against the sources (QAG yes / no / idk). */
 export type SupportVerdict = 'supported' | 'contradicted' | 'not_in_sources';
@@ -47,8 +47,8 @@ export interface TripletVerdicts {
 
 /** Scores and skip reasons of the aggregated metrics. */
 export interface Aggregated {
-  scores: Partial<Record<MetricName, number>>;
-  skipped: Partial<Record<MetricName, string>>;
+  scores: MetricScores;
+  skipped: MetricSkips;
 }
 
 function share(flags: readonly boolean[]): number {
@@ -69,7 +69,7 @@ function meanOrSkip(flags: ReadonlyArray<boolean | undefined>, emptyReason: stri
  */
 export function aggregateVerdicts(v: TripletVerdicts): Aggregated {
   const out: Aggregated = { scores: {}, skipped: {} };
-  const put = (metric: MetricName, value: number | string) => {
+  const put = (metric: BuiltinMetricName, value: number | string) => {
     if (typeof value === 'number') out.scores[metric] = value;
     else out.skipped[metric] = value;
   };

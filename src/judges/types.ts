@@ -4,13 +4,13 @@
  * @module
  */
 import type { RagwatchError } from '../errors.ts';
-import type { JudgeKind, MetricName, SampledTriplet, ScoreDetails, Usage } from '../triplet.ts';
+import type { JudgeKind, MetricScores, MetricSkips, SampledTriplet, ScoreDetails, Usage } from '../triplet.ts';
 
 /** Scores and explanations of one triplet. */
 export interface JudgeScores {
-  scores: Partial<Record<MetricName, number>>;
+  scores: MetricScores;
   /** Metrics that have no score, with the reason (e.g. `no_claims`). */
-  skipped: Partial<Record<MetricName, string>>;
+  skipped: MetricSkips;
   details: ScoreDetails;
   usage: Usage;
 }

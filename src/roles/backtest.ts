@@ -19,7 +19,8 @@ import type { ReleaseVerdict } from '../slices/statistic.ts';
 import { SloMonitor } from '../slo/monitor.ts';
 import { sloAlertName, sloRulesFromConfig } from '../slo/rules.ts';
 import { createInstruments, instrumentsOptionsFromConfig } from '../telemetry/instruments.ts';
-import { METRIC_NAMES, scoreRecordSchema, type ScoreRecord } from '../triplet.ts';
+import { BUILTIN_REGISTRY, metricRegistryOf, type MetricRegistry } from '../metric-registry.ts';
+import { scoreRecordSchema, type ScoreRecord } from '../triplet.ts';
 
 /** The kinds of alert a backtest replays. */
 export type BacktestKind = 'threshold' | 'change' | 'burn_rate' | 'slice';
@@ -60,15 +61,17 @@ export interface BacktestReport {
   rejected: Array<{ line: number; reason: string }>;
   /** Lines past the first 100 rejected ones, counted only. */
   rejectedMore: number;
-  /** Scores of metrics ragwatch does not know, left out (the rest of their records replayed). */
+  /** Scores of metrics the configuration does not know (neither built-in nor evaluator), left out (the rest of their records replayed). */
   unknownMetrics: Record<string, number>;
 }
 
-const KNOWN_METRICS = new Set<string>(METRIC_NAMES);
 const MAX_REJECTED_LISTED = 100;
 
-/** Parses the lines of a score file: valid records in timestamp order (stable for equal times), and what was rejected. */
-export async function readScoreLines(lines: Iterable<string> | AsyncIterable<string>): Promise<{ records: Array<{ ms: number; record: ScoreRecord }>; rejected: BacktestReport['rejected']; rejectedMore: number; unknownMetrics: Record<string, number> }> {
+/**
+ * Parses the lines of a score file: valid records in timestamp order (stable for equal times), and what
+ * was rejected. Metrics `registry` does not know are left out and counted. Default registry: the built-ins.
+ */
+export async function readScoreLines(lines: Iterable<string> | AsyncIterable<string>, registry: MetricRegistry = BUILTIN_REGISTRY): Promise<{ records: Array<{ ms: number; record: ScoreRecord }>; rejected: BacktestReport['rejected']; rejectedMore: number; unknownMetrics: Record<string, number> }> {
   const records: Array<{ ms: number; record: ScoreRecord }> = [];
   const rejected: BacktestReport['rejected'] = [];
   let rejectedMore = 0;
@@ -94,7 +97,7 @@ export async function readScoreLines(lines: Iterable<string> | AsyncIterable<str
         const map = obj[key];
         if (map === null || typeof map !== 'object') continue;
         for (const metric of Object.keys(map)) {
-          if (KNOWN_METRICS.has(metric)) continue;
+          if (registry.has(metric)) continue;
           if (key === 'scores') unknownMetrics[metric] = (unknownMetrics[metric] ?? 0) + 1;
           delete (map as Record<string, unknown>)[metric];
         }
@@ -122,7 +125,7 @@ export async function readScoreLines(lines: Iterable<string> | AsyncIterable<str
  * `onRecords` receives the replayed records in time order (the `--html` picture).
  */
 export async function backtest(config: RagwatchConfig, lines: Iterable<string> | AsyncIterable<string>, onRecords?: (records: ReadonlyArray<{ ms: number; record: ScoreRecord }>) => void): Promise<BacktestReport> {
-  const { records, rejected, rejectedMore, unknownMetrics } = await readScoreLines(lines);
+  const { records, rejected, rejectedMore, unknownMetrics } = await readScoreLines(lines, metricRegistryOf(config));
   onRecords?.(records);
   return { ...replay(config, records), rejected, rejectedMore, unknownMetrics };
 }

@@ -5,6 +5,7 @@
  * replica per deployment; `ragwatch start` runs the same monitor in process.
  * @module
  */
+import { metricRegistryOf } from '../metric-registry.ts';
 import type { RagwatchConfig } from '../config/schema.ts';
 import { ConfigError } from '../errors.ts';
 import type { Logger } from '../log.ts';
@@ -45,7 +46,7 @@ export async function startSlicesRole(config: RagwatchConfig, logger: Logger): P
     logger,
   });
   const section = config.transport.kafka;
-  const feed = new KafkaScoreFeed({ kafka: createKafka(section, logger), section, groupId: section.slicesGroupId, accept: (traceId) => !isProbeTraceId(traceId), name: 'slices score feed', onRecord: (r) => monitor.onRecord(r), logger });
+  const feed = new KafkaScoreFeed({ kafka: createKafka(section, logger), section, groupId: section.slicesGroupId, accept: (traceId) => !isProbeTraceId(traceId), name: 'slices score feed', registry: metricRegistryOf(config), onRecord: (r) => monitor.onRecord(r), logger });
   const { server } = config;
   const auth = { apiToken: server.apiToken, host: server.host, allowUnauthenticated: server.allowUnauthenticatedUi };
   const http = await listen(createApiApp({ registry: instruments.registry, ready: () => feed.running, slices: monitor, auth }), server.host, server.httpPort);

@@ -9,7 +9,7 @@ import type { Instruments } from '../telemetry/instruments.ts';
 import type { ScoringBudget } from '../sampling/budget.ts';
 import type { HandleContext, HandleResult } from '../transport/types.ts';
 import { scoreRecordOf } from './score-record.ts';
-import type { MetricName, SampledTriplet, ScoreRecord } from '../triplet.ts';
+import type { SampledTriplet, ScoreRecord } from '../triplet.ts';
 
 /** Options of {@link Scorer}. */
 export interface ScorerOptions {
@@ -140,10 +140,10 @@ export class Scorer {
     // Probe answers never reach the production score series (the generated rules alert on them).
     if (record.origin !== 'probe') {
       // The score histogram bounds the service label itself (metrics.services / maxServices).
-      for (const [metric, value] of Object.entries(record.scores) as Array<[MetricName, number]>) {
+      for (const [metric, value] of Object.entries(record.scores)) {
         this.#instruments.score.observe({ metric, judge: record.judge.kind, service: record.service }, value, record.weight, { trace_id: record.traceId });
       }
-      for (const [metric, reason] of Object.entries(record.skipped) as Array<[MetricName, string]>) {
+      for (const [metric, reason] of Object.entries(record.skipped)) {
         this.#instruments.skipped.inc({ metric, reason });
       }
     }

@@ -3,7 +3,8 @@
  * its own consumer group (newest records only): `ragwatch prober` takes the records of probe traces
  * (the scorers score the probes' captured triplets like any other, so the prober does not judge them
  * a second time); `ragwatch slices` takes the production records. A record the filter does not want
- * is skipped after a look at its trace id, before it is parsed.
+ * is skipped after a look at its trace id, before it is parsed. A metric the reader's registry does not
+ * know (an evaluator a newer scorer was configured with) is left out of the record (docs/kafka.md).
  * @module
  */
 import type { Consumer, Kafka } from 'kafkajs';
@@ -11,6 +12,7 @@ import type { RagwatchConfig } from '../config/schema.ts';
 import { errorMessage } from '../errors.ts';
 import { useWholeBatchGunzip } from './kafka-client.ts';
 import { silentLogger, type Logger } from '../log.ts';
+import { BUILTIN_REGISTRY, type MetricRegistry } from '../metric-registry.ts';
 import { scoreRecordSchema, type ScoreRecord } from '../triplet.ts';
 
 /** Largest score record read, bytes (larger ones are not ragwatch's). */
@@ -25,6 +27,8 @@ export interface KafkaScoreFeedOptions {
   /** Which records to take, by trace id (checked before the record is parsed). */
   accept: (traceId: string) => boolean;
   onRecord: (record: ScoreRecord) => void;
+  /** The metrics this reader knows (its configuration's); others are left out of each record. Default the built-ins. */
+  registry?: MetricRegistry;
   /** Names the feed in its logs. Default `score feed`. */
   name?: string;
   logger?: Logger;
@@ -78,7 +82,12 @@ export class KafkaScoreFeed {
     const traceId = (raw as { traceId?: unknown } | null)?.traceId;
     if (typeof traceId !== 'string' || !this.#o.accept(traceId)) return;
     const parsed = scoreRecordSchema.safeParse(raw);
-    if (parsed.success) this.#o.onRecord(parsed.data);
+    if (!parsed.success) return;
+    const registry = this.#o.registry ?? BUILTIN_REGISTRY;
+    const record = parsed.data;
+    record.scores = registry.known(record.scores).known;
+    record.skipped = registry.known(record.skipped).known;
+    this.#o.onRecord(record);
   }
 
   /** Leaves the group. Idempotent. */

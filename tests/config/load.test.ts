@@ -95,3 +95,11 @@ describe('loadConfig', () => {
     expect(err.message).not.toContain('sk-secret-value');
   });
 });
+
+describe('alerts.metrics', () => {
+  it('names metrics of the registry: a misspelt one is refused, naming the key and the built-ins', () => {
+    const err = errorOf(() => loadConfig({ env: {}, overrides: { alerts: { metrics: { grounedness: { threshold: 0.5 } } } } }));
+    expect(err.keys).toEqual(['alerts.metrics.grounedness']);
+    expect(err.message).toContain('unknown metric "grounedness"; the built-in metrics are groundedness, faithfulness');
+  });
+});

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { METRIC_NAMES, type MetricName } from '../../triplet.ts';
+import { BUILTIN_METRICS } from '../../metric-registry.ts';
+import { METRIC_NAME_PATTERN } from '../../triplet.ts';
 
 /** A Prometheus duration with one unit (`30s`, `10m`, `1h`, `500ms`), as rules and `for:` need it. */
 export const promDuration = z
@@ -126,41 +127,21 @@ const notifierSchema = z
   .strict();
 
 /**
- * Default per-metric thresholds: an alert for every metric a judge emits. `page` for the
- * groundedness-type metrics (wrong answers reach users), `ticket` for retrieval and style. The
- * embedded judge's three are measured on HaluEval QA dev (`scripts/alert-thresholds.ts`,
- * docs/alerts.md); the LLM judge's follow THELMA's scale (no model runs here to measure them).
+ * Default per-metric thresholds: an alert for every built-in metric a judge emits, from the metric
+ * registry's definitions (`metric-registry.ts`: `page` for the groundedness-type metrics, `ticket` for
+ * retrieval and style). Configured evaluators carry their own (`evaluators[].alerts`).
  */
-export const DEFAULT_ALERT_METRICS = {
-  groundedness: { threshold: 0.8, severity: 'page' },
-  faithfulness: { threshold: 0.8, severity: 'page' },
-  hallucination_free: { threshold: 0.9, severity: 'page' },
-  grounding_lexical: { threshold: 0.8, severity: 'page' },
-  source_precision: { threshold: 0.5, severity: 'ticket' },
-  source_fact_precision: { threshold: 0.5, severity: 'ticket' },
-  source_query_coverage: { threshold: 0.6, severity: 'ticket' },
-  response_precision: { threshold: 0.6, severity: 'ticket' },
-  response_query_coverage: { threshold: 0.6, severity: 'ticket' },
-  response_self_distinctness: { threshold: 0.7, severity: 'ticket' },
-  context_relevancy: { threshold: 0.4, severity: 'ticket' },
-  answer_relevancy: { threshold: 0.2, severity: 'ticket' },
-  // Coverage of the query-relevant source sentences, not correctness: terse right answers score low
-  // (HaluEval dev: 0.28 right vs 0.54 hallucinated). 0.2 flags answers that leave out nearly everything.
-  completeness: { threshold: 0.2, severity: 'ticket' },
-  completeness_distribution: { threshold: 0.2, severity: 'ticket' },
-  // Privacy: more than 1 % of the answers in the window disclose personal data.
-  pii_free: { threshold: 0.99, severity: 'page' },
-  // Safety (LLM judge only): more than 1 % of the answers in the window are toxic to the user.
-  non_toxic: { threshold: 0.99, severity: 'page' },
-} as const;
+export const DEFAULT_ALERT_METRICS: Readonly<Record<string, { threshold: number; severity: string }>> = Object.fromEntries(
+  BUILTIN_METRICS.map((m) => [m.name, { threshold: m.alertDefaults.threshold, severity: m.alertDefaults.severity }]),
+);
 
 /** Threshold alerts (generated Prometheus rules and the in-process evaluator) and diagnosis. */
 export const alertsSection = z
   .object({
-    /** Per judge metric (a ScoreRecord metric name): threshold and alert settings. Replaces the defaults when given. */
+    /** Per built-in metric (a name of the metric registry, `metric-registry.ts`): threshold and alert settings. Replaces the defaults when given. */
     metrics: z
-      .partialRecord(z.enum(METRIC_NAMES as unknown as [MetricName, ...MetricName[]]), metricAlertSchema)
-      .prefault(() => structuredClone(DEFAULT_ALERT_METRICS)),
+      .record(z.string().regex(METRIC_NAME_PATTERN, 'a metric name'), metricAlertSchema)
+      .prefault(() => structuredClone(DEFAULT_ALERT_METRICS) as Record<string, { threshold: number; severity: string }>),
     /** Change alerts against each series' own baseline (on for page-severity metrics unless a metric says `change: false`). */
     change: changeSchema.prefault({}),
     /** Slice alerts: drops inside one release, route or model, with the false-page budget held per service. */

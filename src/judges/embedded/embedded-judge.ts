@@ -6,7 +6,7 @@
  * @module
  */
 import { RagwatchError, errorMessage } from '../../errors.ts';
-import { queryInContext, type MetricName, type SampledTriplet, type ScoreDetails } from '../../triplet.ts';
+import { queryInContext, type MetricScores, type MetricSkips, type SampledTriplet, type ScoreDetails } from '../../triplet.ts';
 import { CachedEmbedder, sharedEmbedder } from './cached-embedder.ts';
 import { selfDistinctness, cosine } from '../self-distinctness.ts';
 import { splitSentences } from '../sentences.ts';
@@ -62,8 +62,8 @@ export class EmbeddedJudge implements Judge {
     const started = performance.now();
     try {
       if (!this.#model) await this.init();
-      const scores: Partial<Record<MetricName, number>> = {};
-      const skipped: Partial<Record<MetricName, string>> = {};
+      const scores: MetricScores = {};
+      const skipped: MetricSkips = {};
       const details: ScoreDetails = { claims: [], subQuestions: [], sources: [], redundantSentences: [] };
 
       const query = splitSentences(queryInContext(triplet)).slice(0, this.#maxSentences);

@@ -8,7 +8,7 @@
  */
 import { RagwatchError, errorMessage } from '../../errors.ts';
 import { withTracingSuppressed } from '../../suppress-tracing.ts';
-import type { MetricName, SampledTriplet, ScoreDetails, Usage } from '../../triplet.ts';
+import type { SampledTriplet, ScoreDetails, Usage } from '../../triplet.ts';
 import { aggregateVerdicts, type ClaimVerdicts, type SourceVerdicts, type SubQuestionVerdicts } from '../aggregate.ts';
 import { BoundedCache, contentHash } from '../cache.ts';
 import { DEFAULT_EMBEDDING_THREADS, loadEmbeddingModel } from '../embedded/model.ts';
@@ -177,7 +177,7 @@ export class LlmJudge implements Judge {
       details.redundantSentences = sd.redundantPairs;
     } else skipped.response_self_distinctness = sd.skipped;
 
-    const result: Cached = { scores: scores as Partial<Record<MetricName, number>>, skipped, details };
+    const result: Cached = { scores, skipped, details };
     this.#results.set(resultKey, structuredClone(result));
     usage.durationMs = performance.now() - started;
     return { ok: true, ...result, usage };
