@@ -120,6 +120,11 @@ export class SpanForwarder implements SpanIngest {
     return items;
   }
 
+  /** Messages handed to the producer and not yet acknowledged or dropped. */
+  get depth(): number {
+    return this.#producer.depth;
+  }
+
   /** Connects eagerly (failures are not fatal: sending retries). */
   connect(): Promise<void> {
     return this.#producer.connect();

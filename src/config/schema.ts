@@ -20,6 +20,7 @@ import { transportSection } from './sections/transport.ts';
 import { weaknessSection } from './sections/weakness.ts';
 import { examsSection } from './sections/exams.ts';
 import { BUILTIN_REGISTRY } from '../metric-registry.ts';
+import { ingestSection } from './sections/ingest.ts';
 
 export const configSchema = z
   .object({
@@ -28,6 +29,7 @@ export const configSchema = z
     redaction: redactionSection.prefault({}),
     sampling: samplingSection.prefault({}),
     transport: transportSection.prefault({}),
+    ingest: ingestSection.prefault({}),
     judge: judgeSection.prefault({}),
     metrics: metricsSection.prefault({}),
     alerts: alertsSection.prefault({}),

@@ -23,6 +23,7 @@ import type { RunningServer } from './serve.ts';
 import type { GrpcIngest } from '../server/ingest-grpc.ts';
 import { startIngestServers, type IngestServers } from './ingest-servers.ts';
 import { SamplingTopics, sharedSamplingTopics } from '../weakness/sampling-topics.ts';
+import { createOtlpTopicIngest } from './otlp-topics.ts';
 
 /** Share of `capture.maxBufferedSpans` above which new OTLP requests are refused whole (503). */
 const CAPTURE_FULL = 0.9;
@@ -78,15 +79,17 @@ export async function startApp(config: RagwatchConfig, logger: Logger = silentLo
     if (prober) pipeline.sinks.add(prober);
   }
   const { server } = config;
-  const servers = await startHttpServers(server, { registry: pipeline.instruments.registry, ready: () => pipeline.ready, quality, summary: () => configSummary(config), probes: prober }, logger);
+  // Whole requests are refused (OTLP) or partitions paused (OTLP topics) before the capture buffer drops spans one by one (which would cut traces).
+  const saturation = () => (pipeline.capture.fullness >= CAPTURE_FULL ? `capture buffer ${Math.round(pipeline.capture.fullness * 100)} % of capture.maxBufferedSpans` : undefined);
+  const otlpTopics = createOtlpTopicIngest(config, pipeline, logger, saturation);
+  const servers = await startHttpServers(server, { registry: pipeline.instruments.registry, ready: () => pipeline.ready && (otlpTopics?.consumer.running ?? true), quality, summary: () => configSummary(config), probes: prober }, logger);
   const { http } = servers;
   let ingest: IngestServers;
   try {
     ingest = await startIngestServers(server, {
       onSpans: (spans) => pipeline.ingestSpans(spans, 'otlp'),
       onLogs: (logs) => pipeline.ingestLogs(logs, 'otlp'),
-      // Whole requests are refused before the capture buffer drops spans one by one (which would cut traces).
-      saturation: () => (pipeline.capture.fullness >= CAPTURE_FULL ? `capture buffer ${Math.round(pipeline.capture.fullness * 100)} % of capture.maxBufferedSpans` : undefined),
+      saturation,
       onOutcome: (outcome) => recordIngestOutcome(pipeline.instruments, outcome),
       // Triplets a plugin captured, redacted and sampled in its host: judged here like our own sampled ones.
       ...(role === 'all' ? { onTriplets: (triplets: SampledTriplet[]) => receiveForwarded(pipeline, triplets) } : {}),
@@ -100,6 +103,7 @@ export async function startApp(config: RagwatchConfig, logger: Logger = silentLo
     () => logger.info({ judge: pipeline.judge.kind }, 'judge ready'),
     (err: unknown) => logger.error({ err }, 'judge failed to start; triplets will be counted as failed'),
   );
+  otlpTopics?.start();
   quality.start();
   prober?.start();
   logger.info({ otlp: `http://${server.host}:${otlp.port}/v1/traces`, ...(ingest.grpc ? { otlpGrpc: `${server.host}:${ingest.grpc.port}` } : {}), metrics: `http://${server.host}:${http.port}/metrics` }, 'ragwatch started');
@@ -116,6 +120,7 @@ export async function startApp(config: RagwatchConfig, logger: Logger = silentLo
     shutdown: () =>
       (stopping ??= (async () => {
         await prober?.shutdown();
+        await otlpTopics?.shutdown();
         await ingest.close(server.shutdownGraceMs);
         await pipeline.shutdown();
         await quality.shutdown();

@@ -33,8 +33,11 @@ export type IngestReason =
 /** What happened to one ingest request. */
 export interface IngestOutcome {
   endpoint: '/v1/traces' | '/v1/logs' | '/v1/ragwatch/triplets';
-  /** OTLP/HTTP, or OTLP/gRPC (its status is then the HTTP status the gRPC one mirrors). */
-  transport: 'http' | 'grpc';
+  /**
+   * OTLP/HTTP, OTLP/gRPC (its status is then the HTTP status the gRPC one mirrors), or a message of an
+   * OTLP Kafka topic (`ingest.kafka`; one message counts as one request, its status as an HTTP one).
+   */
+  transport: 'http' | 'grpc' | 'kafka';
   status: IngestStatus;
   reason: IngestReason;
   /** Spans or log records accepted and handed on. */

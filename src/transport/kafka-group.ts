@@ -17,6 +17,8 @@ export interface KafkaGroupMemberOptions {
   kafka: Kafka;
   groupId: string;
   topic: string;
+  /** Further topics subscribed in the same membership (assignments are reported for `topic` only). */
+  alsoTopics?: readonly string[];
   consumer: KafkaSection['consumer'];
   /** Fetch limit over all partitions, bytes; kafkajs's default when absent. */
   maxBytes?: number;
@@ -90,7 +92,7 @@ export class KafkaGroupMember {
       this.#consumer = consumer;
       try {
         await consumer.connect();
-        await consumer.subscribe({ topic, fromBeginning: c.fromBeginning });
+        await consumer.subscribe({ topics: [topic, ...(this.#o.alsoTopics ?? [])], fromBeginning: c.fromBeginning });
         await consumer.run({ autoCommit: false, eachBatchAutoResolve: false, partitionsConsumedConcurrently: this.#o.partitionsConsumedConcurrently, eachBatch: this.#o.eachBatch });
         // A crash during the join has already scheduled a fresh consumer.
         if (this.#consumer !== consumer) return;

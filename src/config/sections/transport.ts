@@ -11,7 +11,8 @@ const pemFile = z.string().min(1).transform((path, ctx) => {
   }
 });
 
-const tls = z
+/** TLS to Kafka brokers (`transport.kafka.tls`, `ingest.kafka.tls`). */
+export const kafkaTls = z
   .object({
     /** Connect with TLS. Default false. */
     enabled: z.boolean().default(false),
@@ -26,7 +27,8 @@ const tls = z
   })
   .strict();
 
-const sasl = z
+/** SASL to Kafka brokers (`transport.kafka.sasl`, `ingest.kafka.sasl`). */
+export const kafkaSasl = z
   .object({
     /** `plain`, `scram-sha-256` or `scram-sha-512`; PLAIN requires TLS. */
     mechanism: z.enum(['plain', 'scram-sha-256', 'scram-sha-512']),
@@ -148,9 +150,9 @@ export const transportSection = z
         /** TCP connect timeout, milliseconds. Default 3000. */
         connectionTimeoutMs: z.number().int().positive().default(3_000),
         /** TLS settings; default off. */
-        tls: tls.prefault({}),
+        tls: kafkaTls.prefault({}),
         /** SASL authentication; default none. */
-        sasl: sasl.optional(),
+        sasl: kafkaSasl.optional(),
         topics: z
           .object({
             /** Compact redacted span and log records, key = trace id (collector → assembler). Default `ragwatch.spans.v1`. */
