@@ -21,6 +21,7 @@ import { weaknessSection } from './sections/weakness.ts';
 import { examsSection } from './sections/exams.ts';
 import { BUILTIN_REGISTRY } from '../metric-registry.ts';
 import { ingestSection } from './sections/ingest.ts';
+import { historySection } from './sections/history.ts';
 
 export const configSchema = z
   .object({
@@ -38,6 +39,7 @@ export const configSchema = z
     store: storeSection.prefault({}),
     weakness: weaknessSection.prefault({}),
     exams: examsSection.prefault({}),
+    history: historySection.prefault({}),
     log: logSection.prefault({}),
   })
   .strict()

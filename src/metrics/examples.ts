@@ -37,6 +37,8 @@ export interface ExamplesQuery {
   ids?: readonly string[];
   /** Only answers at or after this time, milliseconds since the epoch (an alert's window). */
   sinceMs?: number;
+  /** Only answers before this time, milliseconds since the epoch (a history chart's step or firing). */
+  untilMs?: number;
   /** Only the turns of this conversation, in turn order (oldest first). */
   conversation?: string;
   /** Only answers of this release, route or generation model (a slice alert's link). */
@@ -96,6 +98,7 @@ export class ExamplesBuffer {
       if (q.service !== undefined && e.record.service !== q.service) continue;
       if (q.ids !== undefined && !q.ids.includes(e.record.tripletId)) continue;
       if (q.sinceMs !== undefined && !(Date.parse(e.record.timestamp) >= q.sinceMs)) continue;
+      if (q.untilMs !== undefined && !(Date.parse(e.record.timestamp) < q.untilMs)) continue;
       if (q.conversation !== undefined && e.record.conversation?.id !== q.conversation) continue;
       if (q.release !== undefined && e.record.release !== q.release) continue;
       if (q.route !== undefined && (e.record.route ?? e.route) !== q.route) continue;
@@ -109,6 +112,14 @@ export class ExamplesBuffer {
     // A conversation reads in its order: turn 1 first.
     if (q.conversation !== undefined) out.sort((a, b) => (a.record.conversation?.turn ?? 0) - (b.record.conversation?.turn ?? 0));
     return out;
+  }
+
+  /** Time of the oldest example held, milliseconds since the epoch; undefined when empty. */
+  oldestMs(): number | undefined {
+    if (this.#ring.length === 0) return undefined;
+    const oldest = this.#ring.length < this.#max ? this.#ring[0]! : this.#ring[this.#next]!;
+    const ms = Date.parse(oldest.record.timestamp);
+    return Number.isFinite(ms) ? ms : undefined;
   }
 
   /** Examples held. */

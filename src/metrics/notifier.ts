@@ -35,6 +35,7 @@ export class AlertNotifier {
   readonly #timeoutMs: number;
   readonly #onResult: AlertNotifierOptions['onResult'];
   readonly #pending = new Set<Promise<void>>();
+  readonly #listeners: Array<(changed: readonly AlertNotice[]) => void> = [];
 
   constructor(options: AlertNotifierOptions = {}) {
     this.#am = options.alertmanagerUrl?.replace(/\/+$/, '');
@@ -43,9 +44,17 @@ export class AlertNotifier {
     this.#onResult = options.onResult;
   }
 
-  /** True when at least one target is configured. */
+  /** True when at least one target is configured or a listener observes the notices. */
   get enabled(): boolean {
-    return this.#am !== undefined || this.#webhook !== undefined;
+    return this.#am !== undefined || this.#webhook !== undefined || this.#listeners.length > 0;
+  }
+
+  /**
+   * Hands every evaluation's changed notices (firing, resolved) to `listener` too — the history keeps
+   * them as firings. A listener that throws is ignored (it must not stop the others or the targets).
+   */
+  observe(listener: (changed: readonly AlertNotice[]) => void): void {
+    this.#listeners.push(listener);
   }
 
   /**
@@ -53,6 +62,15 @@ export class AlertNotifier {
    * (it expects re-sends) plus resolved ones; the webhook only gets `changed` notices.
    */
   send(all: readonly AlertNotice[], changed: readonly AlertNotice[]): void {
+    if (changed.length > 0) {
+      for (const listener of this.#listeners) {
+        try {
+          listener(changed);
+        } catch {
+          // the listener's own failure; the targets still get the notices
+        }
+      }
+    }
     if (this.#am && all.length > 0) this.#post('alertmanager', `${this.#am}/api/v2/alerts`, all);
     if (this.#webhook && changed.length > 0) {
       const status = changed.some((n) => n.status === 'firing') ? 'firing' : 'resolved';

@@ -24,6 +24,8 @@ import type { GrpcIngest } from '../server/ingest-grpc.ts';
 import { startIngestServers, type IngestServers } from './ingest-servers.ts';
 import { SamplingTopics, sharedSamplingTopics } from '../weakness/sampling-topics.ts';
 import { createOtlpTopicIngest } from './otlp-topics.ts';
+import { openHistory } from '../history/create.ts';
+import { metricRegistryOf } from '../metric-registry.ts';
 
 /** Share of `capture.maxBufferedSpans` above which new OTLP requests are refused whole (503). */
 const CAPTURE_FULL = 0.9;
@@ -72,6 +74,13 @@ export async function startApp(config: RagwatchConfig, logger: Logger = silentLo
   const shared = role === 'collector' ? sharedSamplingTopics(config, logger) : undefined;
   const topicOf = shared?.topics.topicOf ?? new SamplingTopics(() => quality.topics?.model).topicOf;
   const pipeline = new Pipeline({ config, instruments, sinks: [quality], ...(options.judge ? { judge: options.judge } : {}), role, logger, forwardSpans, topicOf });
+  // The history is kept where every score is seen: here when this process scores (a collector scores none).
+  const history = role === 'all' ? await openHistory(config, { registry: instruments.registry, logger, serviceOf: (r) => quality.scores.serviceOf(r), thresholds: () => quality.scores.thresholds(), metrics: metricRegistryOf(config) }) : undefined;
+  if (history) {
+    pipeline.sinks.add(history.sink);
+    quality.notifier.observe(history.sink.onNotices);
+    quality.history = history.view;
+  }
   // Probes are asked from the process that scores their traces (one per deployment: never the collectors).
   if (role === 'all') {
     quality.exams = await createExamMonitor(config, instruments.registry, logger);
@@ -105,6 +114,7 @@ export async function startApp(config: RagwatchConfig, logger: Logger = silentLo
   );
   otlpTopics?.start();
   quality.start();
+  history?.start();
   prober?.start();
   logger.info({ otlp: `http://${server.host}:${otlp.port}/v1/traces`, ...(ingest.grpc ? { otlpGrpc: `${server.host}:${ingest.grpc.port}` } : {}), metrics: `http://${server.host}:${http.port}/metrics` }, 'ragwatch started');
 
@@ -124,6 +134,7 @@ export async function startApp(config: RagwatchConfig, logger: Logger = silentLo
         await ingest.close(server.shutdownGraceMs);
         await pipeline.shutdown();
         await quality.shutdown();
+        await history?.shutdown();
         await quality.exams?.shutdown();
         await shared?.shutdown();
         await servers.close();

@@ -32,6 +32,10 @@ import { renderExamsPage } from './exams-page.ts';
 import { OPENMETRICS_CONTENT_TYPE, openMetrics, wantsOpenMetrics } from '../metrics/openmetrics.ts';
 import { renderExamplesPage } from './examples-page.ts';
 import { uiAuth, type UiAuthOptions } from './ui-auth.ts';
+import type { HistoryView } from '../history/types.ts';
+import { metricRegistryOf, type MetricRegistry } from '../metric-registry.ts';
+import { historyRange, renderHistoryPage } from './history-section.ts';
+import { mountSeries } from './series-route.ts';
 
 /** What the UI pages read: the consumers of score records a scoring role wired (its `QualityMonitor`). */
 export interface UiSources {
@@ -44,6 +48,8 @@ export interface UiSources {
   readonly exams: ExamMonitor | undefined;
   /** Slice alerts and live release verdicts; absent where the `ragwatch slices` role runs them. */
   readonly slices: SliceView | undefined;
+  /** Quality over time (the front door's charts, `/api/series`); absent where another process keeps it. */
+  readonly history?: HistoryView | undefined;
   status(): QualityStatus & { change?: ChangeSeriesStatus[]; slo?: SloAlert[]; slices?: SliceStatus[] };
   weaknessView(): WeaknessView;
 }
@@ -63,6 +69,10 @@ export interface ApiAppOptions {
   probes?: ProbeRuns | undefined;
   /** Slice alerts and release verdicts without a quality monitor (the `ragwatch slices` role). */
   slices?: SliceView | undefined;
+  /** The history without a quality monitor (the `ragwatch slices` role): `/` draws it, `/api/series` serves it. */
+  history?: HistoryView | undefined;
+  /** The metrics `/api/series` answers for without a quality monitor (its configuration's registry). Default: the built-ins. */
+  metrics?: MetricRegistry | undefined;
   /** `server.traceUrlTemplate`: the pages link trace ids to the tracing backend. Default: the quality monitor's configuration's. */
   traceUrlTemplate?: string | undefined;
 }
@@ -77,12 +87,16 @@ function parseQuery(q: (key: string) => string | undefined): ExamplesQuery | str
     if (!/^[a-z][a-z0-9_]{0,63}$/.test(metric)) return 'metric must be a metric name like "groundedness"';
     out.metric = metric;
   }
-  const since = q('since');
-  if (since !== undefined && since !== '') {
-    const n = Number(since);
-    if (!Number.isSafeInteger(n) || n < 0) return 'since must be a time in milliseconds since the epoch';
-    out.sinceMs = n;
+  // `from` (or `since`) and `to`: a window of the history charts, milliseconds since the epoch or RFC 3339.
+  for (const key of ['since', 'from', 'to'] as const) {
+    const v = q(key);
+    if (v === undefined || v === '') continue;
+    const n = /^[0-9]+$/.test(v) ? Number(v) : /^[0-9]{4}-[0-9]{2}-[0-9]{2}T/.test(v) ? Date.parse(v) : NaN;
+    if (!Number.isSafeInteger(n) || n < 0) return `${key} must be a time: milliseconds since the epoch or RFC 3339 (2026-01-31T12:00:00Z)`;
+    if (key === 'to') out.untilMs = n;
+    else out.sinceMs = Math.max(out.sinceMs ?? 0, n);
   }
+  if (out.sinceMs !== undefined && out.untilMs !== undefined && out.sinceMs >= out.untilMs) return 'from must be before to';
   const below = q('below');
   if (below !== undefined && below !== '') {
     const n = Number(below);
@@ -122,7 +136,7 @@ export function createApiApp(options: ApiAppOptions): Hono {
   const app = createMetricsApp(options);
   if (options.quality) mountUi(app, options.quality, options);
   else if (options.probes) mountProbes(app, options.probes, options.auth, options.traceUrlTemplate);
-  else if (options.slices) mountSlices(app, options.slices, options.auth);
+  else if (options.slices) mountSlices(app, options.slices, options.auth, options.history, options.metrics);
   return app;
 }
 
@@ -154,12 +168,17 @@ function mountProbes(app: Hono, probes: ProbeRuns, auth: UiAuthOptions | undefin
   app.get('/api/probes', (c) => c.json({ suites: probes.runs() }));
 }
 
-/** `/api/releases` and `/api/slices` alone, behind the UI's authentication (the `ragwatch slices` role). */
-function mountSlices(app: Hono, slices: SliceView, auth: UiAuthOptions | undefined): void {
+/** `/api/releases` and `/api/slices` alone, behind the UI's authentication (the `ragwatch slices` role), and with a history its charts at `/`. */
+function mountSlices(app: Hono, slices: SliceView, auth: UiAuthOptions | undefined, history: HistoryView | undefined, metrics: MetricRegistry | undefined): void {
   const { guard, loginLimit, login } = uiAuth(auth ?? { host: '127.0.0.1' });
   app.get('/login', login);
   app.post('/login', loginLimit, login);
   app.use('/api/*', guard);
+  if (history) {
+    app.use('/', guard);
+    app.get('/', (c) => c.html(renderHistoryPage(history, { nowMs: Date.now(), range: historyRange(c.req.query('range')), releases: slices.releases() }), 200, pageHeaders()));
+    mountSeries(app, history, () => (metrics ?? metricRegistryOf({})).names());
+  }
   app.get('/api/releases', (c) => c.json({ services: slices.releases() }));
   app.get('/api/slices', (c) => c.json({ slices: slices.status() }));
 }
@@ -210,7 +229,9 @@ function mountUi(app: Hono, quality: UiSources, options: Pick<ApiAppOptions, 're
   app.get('/login', login);
   app.post('/login', loginLimit, login);
   for (const path of ['/', '/api/*', '/examples', '/review', '/calibration', '/weaknesses', '/probes', '/exams']) app.use(path, guard);
-  app.get('/', async (c) => c.html(renderHomePage(await frontDoorOf(quality, options)), 200, pageHeaders()));
+  app.get('/', async (c) => c.html(renderHomePage({ ...(await frontDoorOf(quality, options)), history: quality.history, range: historyRange(c.req.query('range')) }), 200, pageHeaders()));
+  // Any metric of the configuration's registry: the built-ins and the configured evaluators.
+  mountSeries(app, quality.history, () => metricRegistryOf(quality.settings).names());
   const traceUrlTemplate = options.traceUrlTemplate ?? quality.settings.server.traceUrlTemplate;
   app.get('/probes', (c) => c.html(renderProbesPage(options.probes?.runs() ?? [], { traceUrlTemplate }), 200, pageHeaders()));
   app.get('/api/probes', (c) => c.json({ suites: options.probes?.runs() ?? [] }));
@@ -233,7 +254,7 @@ function mountUi(app: Hono, quality: UiSources, options: Pick<ApiAppOptions, 're
   app.get('/examples', (c) => {
     const q = parseQuery((k) => c.req.query(k));
     if (typeof q === 'string') return c.text(q, 400);
-    const html = renderExamplesPage(quality.examples.query(q), { ...(q.metric ? { metric: q.metric } : {}), ...(q.below !== undefined ? { below: q.below } : {}), thresholds, traceUrlTemplate });
+    const html = renderExamplesPage(quality.examples.query(q), { ...(q.metric ? { metric: q.metric } : {}), ...(q.below !== undefined ? { below: q.below } : {}), ...(q.service !== undefined ? { service: q.service } : {}), ...(q.sinceMs !== undefined ? { fromMs: q.sinceMs } : {}), ...(q.untilMs !== undefined ? { toMs: q.untilMs } : {}), oldestMs: quality.examples.oldestMs(), thresholds, traceUrlTemplate });
     return c.html(html, 200, pageHeaders());
   });
 }

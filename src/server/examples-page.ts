@@ -77,6 +77,23 @@ export interface ExamplesPageOptions {
   thresholds?: Readonly<Record<string, number>>;
   /** `server.traceUrlTemplate`: trace ids link to the tracing backend. */
   traceUrlTemplate?: string | undefined;
+  /** Service filter shown in the heading. */
+  service?: string;
+  /** The window asked for (a history chart's step or firing), milliseconds since the epoch. */
+  fromMs?: number;
+  toMs?: number;
+  /** Time of the oldest answer the buffer holds: a window before it is said to be partly gone. */
+  oldestMs?: number | undefined;
+}
+
+const iso = (ms: number) => new Date(ms).toISOString().replace('.000Z', 'Z');
+
+/** The window line: what was asked, and whether the buffer still holds all of it. */
+function windowLine(o: ExamplesPageOptions): string {
+  if (o.fromMs === undefined && o.toMs === undefined) return '';
+  const asked = `${o.fromMs !== undefined ? `from ${iso(o.fromMs)} ` : ''}${o.toMs !== undefined ? `to ${iso(o.toMs)}` : ''}`.trim();
+  const gone = o.fromMs !== undefined && (o.oldestMs === undefined || o.fromMs < o.oldestMs) ? ` The buffer keeps the most recent low-scoring answers (metrics.examplesMaxRecords)${o.oldestMs !== undefined ? `, back to ${iso(o.oldestMs)}` : ''}: older answers of this window are no longer held.` : '';
+  return `<p class="meta window">Answers ${escapeHtml(asked)}${o.service ? ` of service ${escapeHtml(o.service)}` : ''}.${escapeHtml(gone)}</p>`;
 }
 
 function renderExample(e: Example, thresholds: Readonly<Record<string, number>>, traceUrl: string | undefined): string {
@@ -126,7 +143,7 @@ export function renderExamplesPage(examples: readonly Example[], options: Exampl
     path: '/examples',
     style: STYLE,
     body: `<h1>Recent low-scoring answers${filter}</h1>
-<p class="meta">Highlighted: claims the judge found unsupported by the sources. ${examples.length} shown; JSON at <code>/api/examples</code>.</p>
+${windowLine(options)}<p class="meta">Highlighted: claims the judge found unsupported by the sources. ${examples.length} shown; JSON at <code>/api/examples</code>.</p>
 ${body}`,
   });
 }

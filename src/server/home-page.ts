@@ -3,7 +3,8 @@
  * scan on the request): the alerts firing of every kind with a link to their evidence, per service
  * the windowed means of the alerting metrics against their thresholds, the last probe run of each
  * suite, the calibrations' age and coverage, the exams' regression verdicts, the pipeline's health
- * (accounting identity, drops, queue, lag), and a link to every page. Reloads itself every 30 s.
+ * (accounting identity, drops, queue, lag), and a link to every page. Below the current means, the
+ * history: a chart per metric over the chosen range, read from the embedded store. Reloads itself every 30 s.
  * @module
  */
 import type { CalibrationModel } from '../calibration/types.ts';
@@ -15,6 +16,8 @@ import type { AlertNotice } from '../metrics/notifier.ts';
 import type { SuiteRuns } from '../probes/run-view.ts';
 import type { ServiceReleases, SliceStatus } from '../slices/types.ts';
 import type { SloAlert } from '../slo/monitor.ts';
+import type { HistoryView } from '../history/types.ts';
+import { HISTORY_STYLE, historySection, type HistoryRange } from './history-section.ts';
 import { releasesSection, sliceAlertItems } from './releases-section.ts';
 import { escapeHtml as h, fmt2 as f2, renderPage, suiteAnchor as anchor } from './layout.ts';
 
@@ -36,6 +39,10 @@ export interface FrontDoor {
   queue?: { size: number; capacity: number };
   /** Kafka: messages behind the high watermark, summed over partitions. */
   lagMessages?: number;
+  /** Quality over time (the charts); absent where another process keeps it. */
+  history?: HistoryView | undefined;
+  /** The charts' range (the chooser). Default 24h. */
+  range?: HistoryRange;
 }
 
 const pct = (v: number | null | undefined) => (v === null || v === undefined ? '–' : `${(v * 100).toFixed(0)} %`);
@@ -146,8 +153,8 @@ export function renderHomePage(d: FrontDoor): string {
     title: 'overview',
     path: '/',
     refreshS: 30,
-    style: 'ul.alerts li{margin:.25rem 0}table.svc{margin-bottom:.6rem}h3{font-size:1rem;margin:.9rem 0 .3rem}td svg{vertical-align:middle}ul.pages li{margin:.15rem 0}.grid{display:flex;flex-wrap:wrap;gap:0 2.5rem}.grid>section{flex:1 1 30rem}',
+    style: HISTORY_STYLE + 'ul.alerts li{margin:.25rem 0}table.svc{margin-bottom:.6rem}h3{font-size:1rem;margin:.9rem 0 .3rem}td svg{vertical-align:middle}ul.pages li{margin:.15rem 0}.grid{display:flex;flex-wrap:wrap;gap:0 2.5rem}.grid>section{flex:1 1 30rem}',
     body: `<h1>What ragwatch sees now</h1><p class="meta">As of ${h(new Date(d.nowMs).toISOString())}; this page reloads every 30 s.</p>
-${alerts(d)}${services(d)}${releasesSection(d.releases, (ms) => ago(d.nowMs, ms))}<div class="grid">${probes(d)}${calibration(d)}</div><div class="grid">${exams(d)}${pipeline(d)}</div>${pages}`,
+${alerts(d)}${services(d)}${historySection(d.history, { nowMs: d.nowMs, range: d.range ?? '24h' })}${releasesSection(d.releases, (ms) => ago(d.nowMs, ms))}<div class="grid">${probes(d)}${calibration(d)}</div><div class="grid">${exams(d)}${pipeline(d)}</div>${pages}`,
   });
 }
