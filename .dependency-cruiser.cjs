@@ -6,7 +6,8 @@
  *   roles      src/roles/          one short file per process role; the only place that wires stages to consumers
  *   server     src/server/         hono apps and pages: read what the consumers hold, start nothing
  *   consumers  src/metrics/        metrics and alerting (imports no capability)
- *              src/store/ src/calibration/ src/weakness/ src/probes/ src/exams/ src/change/ src/slices/ src/slo/ src/conversations/ src/history/   capabilities, each on its own
+ *              src/store/ src/calibration/ src/weakness/ src/probes/ src/exams/ src/change/ src/slices/ src/slo/ src/conversations/ src/history/
+ *              src/evaluation-export/ src/feedback/   capabilities, each on its own
  *   scorer     src/scorer/         consume → judge → emit to the record sinks the role registered
  *   stages     src/capture/ src/sampling/ src/transport/ src/judges/ src/assembly/
  *   ground     src/triplet.ts src/metric-registry.ts src/errors.ts src/log.ts src/threads.ts src/suppress-tracing.ts
@@ -19,7 +20,7 @@ const GROUND = '^src/(triplet|metric-registry|errors|log|threads|suppress-tracin
 const STAGES = '^src/(capture|sampling|transport|judges|assembly)/';
 const SCORER = '^src/scorer/';
 const METRICS = '^src/metrics/';
-const CAPABILITIES = '^src/(store|calibration|weakness|probes|exams|change|slices|slo|conversations|history)/';
+const CAPABILITIES = '^src/(store|calibration|weakness|probes|exams|change|slices|slo|conversations|history|evaluation-export|feedback)/';
 const SERVER = '^src/server/';
 const ROLES = '^src/roles/';
 const TOP = '^src/(commands/|cli[.]ts$|index[.]ts$|plugin[.]ts$)';
@@ -116,21 +117,21 @@ module.exports = {
       severity: 'error',
       comment: 'The embedded store keeps what the capabilities give it (rows, JSON bodies in the shape their owner chose); it may not import calibration, the weakness map, probes, exams or metrics.',
       from: { path: '^src/store/' },
-      to: { path: `${METRICS}|^src/(calibration|weakness|probes|exams|change|slices|slo|conversations|history)/` },
+      to: { path: `${METRICS}|^src/(calibration|weakness|probes|exams|change|slices|slo|conversations|history|evaluation-export|feedback)/` },
     },
     {
       name: 'capabilities-are-independent',
       severity: 'error',
       comment: 'Calibration, the weakness map, the probes, the change alerts and the SLOs are consumers of their own: each may use metrics/ and store/ below it, never another capability (a new capability touches its own room and one role line).',
-      from: { path: '^src/(calibration|weakness|probes|change|slices|slo|conversations|history)/' },
-      to: { path: '^src/(calibration|weakness|probes|exams|change|slices|slo|conversations|history)/', pathNot: '^src/$1/' },
+      from: { path: '^src/(calibration|weakness|probes|change|slices|slo|conversations|history|evaluation-export|feedback)/' },
+      to: { path: '^src/(calibration|weakness|probes|exams|change|slices|slo|conversations|history|evaluation-export|feedback)/', pathNot: '^src/$1/' },
     },
     {
       name: 'exams-use-probes-and-weakness-only',
       severity: 'error',
       comment: 'Exams are generated from probe facts and classified with the weakness map’s question types; they use neither calibration nor the change alerts nor the SLOs.',
       from: { path: '^src/exams/' },
-      to: { path: '^src/(calibration|change|slices|slo|conversations)/' },
+      to: { path: '^src/(calibration|change|slices|slo|conversations|evaluation-export|feedback)/' },
     },
     {
       name: 'consumers-import-no-server-or-role',

@@ -114,6 +114,8 @@ export const tripletSchema = z.object({
   model: z.string().optional(),
   /** The service's release: the resource's `service.version`, where the SDK sets it. */
   release: z.string().optional(),
+  /** The model provider's id of the generation (`gen_ai.response.id`), when the span carries one: evaluation events and feedback name it. */
+  responseId: z.string().min(1).max(256).optional(),
   timestamp: z.string(),
   query: z.string(),
   sources: z.array(sourceSchema),

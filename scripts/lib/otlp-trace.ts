@@ -39,6 +39,12 @@ export interface RagRequest {
   /** A chat: the session id (OpenInference `session.id` on every span) and the earlier turns (input messages before the question). */
   sessionId?: string;
   history?: Array<{ role: 'user' | 'assistant'; content: string }>;
+  /** Extra attributes of the root (request) span, e.g. the user's feedback. */
+  rootAttributes?: Record<string, string | number | boolean>;
+  /** Extra attributes of the LLM span, e.g. `gen_ai.response.id`. */
+  llmAttributes?: Record<string, string | number | boolean>;
+  /** Events of the root span (name, attributes), e.g. a feedback event. */
+  rootEvents?: Array<{ name: string; attributes: Record<string, string | number | boolean> }>;
 }
 
 /** Builds an OTLP/JSON ExportTraceServiceRequest for one RAG request. */
@@ -74,6 +80,7 @@ export function openInferenceTrace(req: RagRequest): { body: Record<string, unkn
     llmAttrs[`llm.input_messages.${i + 1}.message.content`] = m.content;
   });
   if (req.sessionId !== undefined) llmAttrs['session.id'] = req.sessionId;
+  Object.assign(llmAttrs, req.llmAttributes);
   const events = req.ttftMs !== undefined ? [{ name: 'First Token Stream Event', timeUnixNano: ns(llmStart + req.ttftMs), attributes: [] }] : [];
   const body = {
     resourceSpans: [
@@ -83,7 +90,7 @@ export function openInferenceTrace(req: RagRequest): { body: Record<string, unkn
           {
             scope: { name: 'openinference-test' },
             spans: [
-              { traceId, spanId: rootId, name: 'rag.request', kind: 2, startTimeUnixNano: ns(t0), endTimeUnixNano: ns(llmEnd + 5), attributes: attrs({ 'openinference.span.kind': 'CHAIN', 'input.value': req.query, 'http.route': '/ask' }) },
+              { traceId, spanId: rootId, name: 'rag.request', kind: 2, startTimeUnixNano: ns(t0), endTimeUnixNano: ns(llmEnd + 5), attributes: attrs({ 'openinference.span.kind': 'CHAIN', 'input.value': req.query, 'http.route': '/ask', ...req.rootAttributes }), events: (req.rootEvents ?? []).map((e) => ({ name: e.name, timeUnixNano: ns(llmEnd + 2), attributes: attrs(e.attributes) })) },
               { traceId, spanId: llmId, parentSpanId: rootId, name: 'ChatCompletion', kind: 3, startTimeUnixNano: ns(llmStart), endTimeUnixNano: ns(llmEnd), attributes: attrs(llmAttrs), events },
               { traceId, spanId: retrieverId, parentSpanId: rootId, name: 'retrieve', kind: 1, startTimeUnixNano: ns(t0 + 5), endTimeUnixNano: ns(t0 + 50), attributes: attrs({ 'openinference.span.kind': 'RETRIEVER', 'input.value': req.query, ...docAttrs }) },
             ],

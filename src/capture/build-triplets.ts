@@ -298,6 +298,8 @@ export function buildTriplets(spans: readonly CapturedSpan[], options: BuildOpti
     if (gen.model !== undefined) triplet.model = gen.model;
     const release = str(span.resource, 'service.version');
     if (release !== undefined) triplet.release = release;
+    const responseId = str(span.attributes, 'gen_ai.response.id') ?? str(span.attributes, 'ai.response.id');
+    if (responseId !== undefined && responseId !== '' && responseId.length <= 256) triplet.responseId = responseId;
     if (isProbeTraceId(span.traceId)) triplet.origin = 'probe';
     const conversation = conversationFor(span, spans, byId, gen, query!, options, explain);
     if (conversation) triplet.conversation = conversation;

@@ -11,7 +11,7 @@ import type { z } from 'zod';
 import { ConfigError } from '../errors.ts';
 import { configSchema, type RagwatchConfig } from './schema.ts';
 
-type EnvKind = 'string' | 'number' | 'list';
+type EnvKind = 'string' | 'number' | 'list' | 'boolean' | 'headers';
 
 /** Environment variable → config key. Documented in docs/configuration.md. */
 export const ENV_OVERRIDES: ReadonlyArray<{ env: string; path: string; kind: EnvKind }> = [
@@ -40,6 +40,16 @@ export const ENV_OVERRIDES: ReadonlyArray<{ env: string; path: string; kind: Env
   { env: 'RAGWATCH_LOG_LEVEL', path: 'log.level', kind: 'string' },
   { env: 'RAGWATCH_LOG_FORMAT', path: 'log.format', kind: 'string' },
   { env: 'RAGWATCH_REDACTION_HMAC_KEY', path: 'redaction.hmacKey', kind: 'string' },
+  // The OTel exporters' logs variables configure the evaluation export's OTLP writer (only the LOGS_ ones:
+  // the generic OTEL_EXPORTER_OTLP_ENDPOINT often points at ragwatch itself, which must not export to itself).
+  { env: 'OTEL_EXPORTER_OTLP_LOGS_ENDPOINT', path: 'evaluationExport.otlp.endpoint', kind: 'string' },
+  { env: 'OTEL_EXPORTER_OTLP_LOGS_PROTOCOL', path: 'evaluationExport.otlp.protocol', kind: 'string' },
+  { env: 'OTEL_EXPORTER_OTLP_LOGS_HEADERS', path: 'evaluationExport.otlp.headers', kind: 'headers' },
+  { env: 'OTEL_EXPORTER_OTLP_LOGS_TIMEOUT', path: 'evaluationExport.otlp.timeoutMs', kind: 'number' },
+  { env: 'OTEL_EXPORTER_OTLP_LOGS_COMPRESSION', path: 'evaluationExport.otlp.compression', kind: 'string' },
+  { env: 'OTEL_EXPORTER_OTLP_LOGS_INSECURE', path: 'evaluationExport.otlp.insecure', kind: 'boolean' },
+  { env: 'LANGFUSE_PUBLIC_KEY', path: 'evaluationExport.langfuse.publicKey', kind: 'string' },
+  { env: 'LANGFUSE_SECRET_KEY', path: 'evaluationExport.langfuse.secretKey', kind: 'string' },
 ];
 
 /** Options of {@link loadConfig}; everything optional. */
@@ -78,8 +88,26 @@ function deepMerge(base: Record<string, unknown>, over: Record<string, unknown>)
   return out;
 }
 
+/** `key1=value1,key2=value2` (W3C baggage-like, values percent-decoded), as OTEL_EXPORTER_OTLP_*_HEADERS; an unreadable pair keeps the raw string for the error. */
+function parseHeaders(raw: string): Record<string, string> | string {
+  const out: Record<string, string> = {};
+  for (const pair of raw.split(',')) {
+    if (pair.trim() === '') continue;
+    const eq = pair.indexOf('=');
+    if (eq <= 0) return raw;
+    try {
+      out[decodeURIComponent(pair.slice(0, eq).trim())] = decodeURIComponent(pair.slice(eq + 1).trim());
+    } catch {
+      return raw;
+    }
+  }
+  return out;
+}
+
 function convertEnv(raw: string, kind: EnvKind): unknown {
   if (kind === 'list') return raw.split(',').map((s) => s.trim()).filter(Boolean);
+  if (kind === 'headers') return parseHeaders(raw);
+  if (kind === 'boolean') return /^(true|1)$/i.test(raw.trim()) ? true : /^(false|0)$/i.test(raw.trim()) ? false : raw;
   if (kind === 'number') {
     const n = Number(raw);
     // Keep the raw string when it is not a number so the error shows what was given.
@@ -153,7 +181,7 @@ export function loadConfig(options: LoadConfigOptions = {}): RagwatchConfig {
     const value = env[name];
     if (value === undefined || value === '') continue;
     setPath(fromEnv, path, convertEnv(value, kind));
-    origins.set(path, `env ${name}=${name.includes('KEY') || name.includes('TOKEN') || name.includes('PASSWORD') ? '***' : JSON.stringify(value)}`);
+    origins.set(path, `env ${name}=${name.includes('KEY') || name.includes('TOKEN') || name.includes('PASSWORD') || name.includes('HEADERS') ? '***' : JSON.stringify(value)}`);
   }
   raw = deepMerge(raw, fromEnv);
   if (options.overrides) raw = deepMerge(raw, options.overrides);

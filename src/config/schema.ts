@@ -22,6 +22,7 @@ import { examsSection } from './sections/exams.ts';
 import { BUILTIN_REGISTRY } from '../metric-registry.ts';
 import { ingestSection } from './sections/ingest.ts';
 import { historySection } from './sections/history.ts';
+import { evaluationExportSection } from './sections/evaluation-export.ts';
 
 export const configSchema = z
   .object({
@@ -40,6 +41,7 @@ export const configSchema = z
     weakness: weaknessSection.prefault({}),
     exams: examsSection.prefault({}),
     history: historySection.prefault({}),
+    evaluationExport: evaluationExportSection.prefault({}),
     log: logSection.prefault({}),
   })
   .strict()

@@ -12,6 +12,7 @@ import { LabelBus } from '../store/label-bus.ts';
 import { createInstruments, instrumentsOptionsFromConfig } from '../telemetry/instruments.ts';
 import { createKafka } from '../transport/kafka-client.ts';
 import { TopicModelBus } from '../weakness/topic-bus.ts';
+import { createEvaluationExport } from '../evaluation-export/create.ts';
 import { startHttpServers, type HttpServers } from './http-servers.ts';
 import { Pipeline } from './pipeline.ts';
 import { QualityMonitor } from './quality.ts';
@@ -39,6 +40,9 @@ export async function startScorer(config: RagwatchConfig, logger: Logger = silen
   if (topicBus) quality.weakness.publish = (m) => topicBus.publish(m);
   void topicBus?.start();
   const pipeline = new Pipeline({ config, instruments, sinks: [quality], role: 'scorer', logger });
+  // Each replica exports the verdicts of the answers it scores.
+  const evaluationExport = createEvaluationExport(config, { registry: instruments.registry, logger });
+  if (evaluationExport) pipeline.sinks.add(evaluationExport);
   const servers = await startHttpServers(config.server, { registry: instruments.registry, ready: () => pipeline.ready, quality, summary: () => configSummary(config) }, logger);
   logger.info({ metrics: `http://${config.server.host}:${servers.http.port}/metrics`, group: config.transport.kafka.groupId, judge: pipeline.judge.kind }, 'ragwatch scorer started');
   pipeline.start().then(
@@ -54,6 +58,7 @@ export async function startScorer(config: RagwatchConfig, logger: Logger = silen
     shutdown: () =>
       (stopping ??= (async () => {
         await pipeline.shutdown();
+        await evaluationExport?.shutdown();
         await labelBus?.shutdown();
         await topicBus?.shutdown();
         await quality.shutdown();

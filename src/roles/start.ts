@@ -26,6 +26,7 @@ import { SamplingTopics, sharedSamplingTopics } from '../weakness/sampling-topic
 import { createOtlpTopicIngest } from './otlp-topics.ts';
 import { openHistory } from '../history/create.ts';
 import { metricRegistryOf } from '../metric-registry.ts';
+import { createEvaluationExport } from '../evaluation-export/create.ts';
 
 /** Share of `capture.maxBufferedSpans` above which new OTLP requests are refused whole (503). */
 const CAPTURE_FULL = 0.9;
@@ -81,6 +82,9 @@ export async function startApp(config: RagwatchConfig, logger: Logger = silentLo
     quality.notifier.observe(history.sink.onNotices);
     quality.history = history.view;
   }
+  // Verdicts written onto the traces (OTLP, Phoenix, Langfuse) where the answers are scored.
+  const evaluationExport = role === 'all' ? createEvaluationExport(config, { registry: instruments.registry, logger }) : undefined;
+  if (evaluationExport) pipeline.sinks.add(evaluationExport);
   // Probes are asked from the process that scores their traces (one per deployment: never the collectors).
   if (role === 'all') {
     quality.exams = await createExamMonitor(config, instruments.registry, logger);
@@ -133,6 +137,7 @@ export async function startApp(config: RagwatchConfig, logger: Logger = silentLo
         await otlpTopics?.shutdown();
         await ingest.close(server.shutdownGraceMs);
         await pipeline.shutdown();
+        await evaluationExport?.shutdown();
         await quality.shutdown();
         await history?.shutdown();
         await quality.exams?.shutdown();

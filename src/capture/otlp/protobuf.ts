@@ -75,6 +75,22 @@ export function encodeLogsResponse(partial?: PartialSuccess): Uint8Array {
   return LOGS_RESPONSE.encode(LOGS_RESPONSE.fromObject(message)).finish();
 }
 
+/**
+ * Encodes an ExportLogsServiceRequest given as a plain object with this descriptor's field names
+ * (ids as bytes, 64-bit times as decimal strings): the evaluation export's OTLP/protobuf and OTLP/gRPC body.
+ */
+export function encodeLogsRequest(request: Record<string, unknown>): Uint8Array {
+  return LOGS_REQUEST.encode(LOGS_REQUEST.fromObject(request)).finish();
+}
+
+/** The partial success of an ExportLogsServiceResponse (undefined when everything was accepted); throws on a malformed body. */
+export function decodeLogsResponse(body: Uint8Array): PartialSuccess | undefined {
+  const response = LOGS_RESPONSE.toObject(LOGS_RESPONSE.decode(body), { longs: Number, defaults: false }) as { partialSuccess?: { rejectedLogRecords?: number; errorMessage?: string } };
+  const p = response.partialSuccess;
+  if (!p || (!p.rejectedLogRecords && !p.errorMessage)) return undefined;
+  return { rejected: p.rejectedLogRecords ?? 0, errorMessage: p.errorMessage ?? '' };
+}
+
 /** Encodes a `google.rpc.Status` (the OTLP/HTTP error body). */
 export function encodeStatus(code: number, message: string): Uint8Array {
   return STATUS.encode(STATUS.fromObject({ code, message })).finish();

@@ -1,0 +1,54 @@
+/**
+ * The evaluation export as a sink of the scorer: each production score record becomes its
+ * evaluation results (selected, labelled, explanations redacted) and is handed to every configured
+ * writer's queue. Nothing here waits or throws: a dead receiver only fills (and overflows, counted)
+ * its writer's bounded queue.
+ * @module
+ */
+import type { RecordSink } from '../scorer/record-sinks.ts';
+import type { SampledTriplet, ScoreRecord } from '../triplet.ts';
+import { evaluationResultsOf, type ResultOptions } from './evaluation-results.ts';
+import type { EvaluationWriter } from './types.ts';
+
+/** Options of {@link EvaluationExportSink}. */
+export interface EvaluationExportSinkOptions extends ResultOptions {
+  writers: readonly EvaluationWriter[];
+  /** Export the records of ragwatch's own probes too. Default false. */
+  includeProbes?: boolean;
+}
+
+export class EvaluationExportSink implements RecordSink {
+  readonly #o: EvaluationExportSinkOptions;
+  #shutdown: Promise<void> | undefined;
+
+  constructor(options: EvaluationExportSinkOptions) {
+    this.#o = options;
+  }
+
+  /** The writers (names: `otlp`, `phoenix`, `langfuse`). */
+  get writers(): readonly EvaluationWriter[] {
+    return this.#o.writers;
+  }
+
+  onRecord(record: ScoreRecord, triplet?: SampledTriplet): void {
+    if (record.origin === 'probe' && !this.#o.includeProbes) return;
+    let results;
+    try {
+      results = evaluationResultsOf(record, triplet, this.#o);
+    } catch {
+      return;
+    }
+    if (results.length === 0) return;
+    for (const w of this.#o.writers) w.write(results);
+  }
+
+  /** Sends everything queued. */
+  async forceFlush(): Promise<void> {
+    await Promise.all(this.#o.writers.map((w) => w.forceFlush()));
+  }
+
+  /** Flushes within each writer's grace, counts the rest as dropped. Idempotent. */
+  shutdown(): Promise<void> {
+    return (this.#shutdown ??= Promise.all(this.#o.writers.map((w) => w.shutdown())).then(() => undefined));
+  }
+}
