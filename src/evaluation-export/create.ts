@@ -8,6 +8,7 @@ import { createRequire } from 'node:module';
 import type { Registry } from 'prom-client';
 import { createRedactor, redactionForPipeline } from '../capture/redaction/redact-outcome.ts';
 import type { RagwatchConfig } from '../config/schema.ts';
+import { metricRegistryOf, type MetricRegistry } from '../metric-registry.ts';
 import { silentLogger, type Logger } from '../log.ts';
 import { ExportInstruments } from './batch-writer.ts';
 import { EvaluationExportSink } from './export-sink.ts';
@@ -20,7 +21,7 @@ import type { EvaluationWriter } from './types.ts';
 export interface EvaluationExportOptions {
   registry: Registry;
   logger?: Logger;
-  /** The label of a metric's score, when the metric defines its own (an evaluator's labels); else pass / fail from the threshold. */
+  /** A label of a metric's score that wins over the registry's ({@link registryLabels}); undefined: the registry's. */
   labelOf?: (metric: string, score: number) => string | undefined;
 }
 
@@ -60,6 +61,30 @@ export function thresholdLabels(alerts: RagwatchConfig['alerts']): (metric: stri
   };
 }
 
+/**
+ * The label of a score by its metric's definition: a categorical metric's own label for the value, a
+ * boolean metric's pass (1) / fail (0), otherwise pass / fail from the alert threshold ({@link thresholdLabels}).
+ */
+export function registryLabels(registry: MetricRegistry, alerts: RagwatchConfig['alerts']): (metric: string, score: number) => string | undefined {
+  const byThreshold = thresholdLabels(alerts);
+  return (metric, score) => {
+    const d = registry.get(metric);
+    if (d?.kind === 'categorical') return d.labels?.find((l) => l.value === score)?.label;
+    if (d?.kind === 'boolean' && (score === 0 || score === 1)) return score === 1 ? 'pass' : 'fail';
+    return byThreshold(metric, score);
+  };
+}
+
+/** Whether a score is at or below its metric's alert threshold (`alerts.metrics`, else the registry's default; none: never failing). */
+export function failingByThreshold(registry: MetricRegistry, alerts: RagwatchConfig['alerts']): (metric: string, score: number) => boolean {
+  const configured = alerts.metrics as Readonly<Record<string, { threshold: number; on: string } | undefined>>;
+  return (metric, score) => {
+    const a = configured[metric];
+    const cut = a ? (a.on === 'raw' ? a.threshold : undefined) : registry.get(metric)?.alertDefaults.threshold;
+    return cut !== undefined && score <= cut;
+  };
+}
+
 /** The sink of the configured writers, or undefined when none is. */
 export function createEvaluationExport(config: RagwatchConfig, options: EvaluationExportOptions): EvaluationExportSink | undefined {
   const e = config.evaluationExport;
@@ -86,7 +111,8 @@ export function createEvaluationExport(config: RagwatchConfig, options: Evaluati
   }
   if (writers.length === 0) return undefined;
   const redactor = createRedactor(redactionForPipeline(config));
-  const labels = thresholdLabels(config.alerts);
+  const registry = metricRegistryOf(config);
+  const labels = registryLabels(registry, config.alerts);
   const labelOf = options.labelOf ? (m: string, s: number) => options.labelOf!(m, s) ?? labels(m, s) : labels;
   return new EvaluationExportSink({
     writers,
@@ -94,6 +120,7 @@ export function createEvaluationExport(config: RagwatchConfig, options: Evaluati
     includeProbes: e.includeProbes,
     maxExplanationChars: e.maxExplanationChars,
     labelOf,
+    isFailing: failingByThreshold(registry, config.alerts),
     redact: (texts) => {
       const r = redactor.redactWith((redact) => texts.map(redact));
       return r.ok ? r.value : undefined;

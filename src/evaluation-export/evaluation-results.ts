@@ -10,8 +10,10 @@ import type { EvaluationResult } from './types.ts';
 
 /** Options of {@link evaluationResultsOf}. */
 export interface ResultOptions {
-  /** `all` metrics, or only `failing` ones (a `fail` label, or skipped). */
+  /** `all` metrics, or only `failing` ones ({@link isFailing}, or skipped). */
   select: 'all' | 'failing';
+  /** Whether a score fails its metric (at or below its alert threshold). Default: its label is `fail`. */
+  isFailing?: (metric: string, score: number) => boolean;
   /** The label of a score (`pass` / `fail` from the metric's threshold, or an evaluator's own); undefined: none. */
   labelOf: (metric: string, score: number) => string | undefined;
   /** Longest explanation, characters (0: none). */
@@ -78,7 +80,7 @@ export function evaluationResultsOf(record: ScoreRecord, triplet: SampledTriplet
   for (const [name, value] of Object.entries(record.scores)) {
     if (value === undefined || !Number.isFinite(value)) continue;
     const label = options.labelOf(name, value);
-    if (options.select === 'failing' && label !== 'fail') continue;
+    if (options.select === 'failing' && !(options.isFailing ? options.isFailing(name, value) : label === 'fail')) continue;
     out.push({ ...base, name, scoreValue: value, ...(label !== undefined ? { scoreLabel: label } : {}) });
     const explanation = options.maxExplanationChars > 0 ? explanationOf(name, record) : undefined;
     textOf.push(explanation === undefined ? undefined : texts.push(clip(explanation, options.maxExplanationChars)) - 1);

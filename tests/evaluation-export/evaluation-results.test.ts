@@ -6,7 +6,8 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/errors.ts';
 import { loadConfig } from '../../src/config/load.ts';
-import { thresholdLabels } from '../../src/evaluation-export/create.ts';
+import { failingByThreshold, registryLabels, thresholdLabels } from '../../src/evaluation-export/create.ts';
+import { BUILTIN_METRICS, MetricRegistry, evaluatorDefinition } from '../../src/metric-registry.ts';
 import { evaluationResultsOf, explanationOf } from '../../src/evaluation-export/evaluation-results.ts';
 import { logsRequestOf } from '../../src/evaluation-export/otlp-log-records.ts';
 import { createRedactor } from '../../src/capture/redaction/redact-outcome.ts';
@@ -76,6 +77,28 @@ describe('evaluation results of a score record', () => {
     expect(ok.resourceLogs[0]!.scopeLogs[0]!.logRecords[0]).toMatchObject({ traceId: record.traceId, spanId: 'b7ad6b7169203331', eventName: 'gen_ai.evaluation.result', timeUnixNano: '1793527200000000000' });
     const bad = logsRequestOf([{ ...base, spanId: '' }], { serviceName: 'ragwatch', version: 't' }, true) as typeof ok;
     expect(bad.resourceLogs[0]!.scopeLogs[0]!.logRecords[0]!.spanId).toBeUndefined();
+  });
+});
+
+describe('labels from the metric registry', () => {
+  it("a categorical evaluator's own label, a boolean metric's pass / fail, else the threshold", () => {
+    const registry = new MetricRegistry([
+      ...BUILTIN_METRICS,
+      evaluatorDefinition({ name: 'tone', description: 'tone', kind: 'llm', output: { type: 'categorical', labels: [{ label: 'rude', value: 0 }, { label: 'neutral', value: 0.5 }, { label: 'warm', value: 1 }] }, alerts: { threshold: 0.4, severity: 'ticket' } }),
+      evaluatorDefinition({ name: 'cites_a_source', description: 'cites', kind: 'check', alerts: { threshold: 0.5, severity: 'ticket' } }),
+    ]);
+    const label = registryLabels(registry, loadConfig({ env: {} }).alerts);
+    expect(label('tone', 0.5)).toBe('neutral');
+    expect(label('tone', 1)).toBe('warm');
+    expect(label('cites_a_source', 0)).toBe('fail');
+    expect(label('cites_a_source', 1)).toBe('pass');
+    expect(label('pii_free', 1)).toBe('pass');
+    expect(label('groundedness', 0.81)).toBe('pass');
+    expect(label('not_a_metric', 0.3)).toBeUndefined();
+    // `failing`: at or below the evaluator's threshold (0.4), whatever its label says.
+    const isFailing = failingByThreshold(registry, loadConfig({ env: {} }).alerts);
+    const results = evaluationResultsOf({ ...record, scores: { tone: 0, cites_a_source: 1 }, skipped: {} }, undefined, { select: 'failing', labelOf: label, isFailing, maxExplanationChars: 0, redact });
+    expect(results.map((r) => [r.name, r.scoreLabel])).toEqual([['tone', 'rude']]);
   });
 });
 
