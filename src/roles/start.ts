@@ -23,7 +23,7 @@ import type { RunningServer } from './serve.ts';
 import type { GrpcIngest } from '../server/ingest-grpc.ts';
 import { startIngestServers, type IngestServers } from './ingest-servers.ts';
 import { SamplingTopics, sharedSamplingTopics } from '../weakness/sampling-topics.ts';
-import { createOtlpTopicIngest } from './otlp-topics.ts';
+import { createOtlpTopicIngest, type OtlpTopicIngest } from './otlp-topics.ts';
 import { openHistory } from '../history/create.ts';
 import { metricRegistryOf } from '../metric-registry.ts';
 import { createEvaluationExport } from '../evaluation-export/create.ts';
@@ -41,6 +41,8 @@ export interface RunningApp {
   otlp: RunningServer;
   /** OTLP/gRPC (absent with `server.otlpGrpc: false`). */
   otlpGrpc: GrpcIngest | undefined;
+  /** The OTLP topic consumer (`ingest.kafka`; absent when off). */
+  otlpTopics: OtlpTopicIngest | undefined;
   http: RunningServer;
   /** The UI server: `http` itself unless `server.uiPort` is set. */
   ui: RunningServer;
@@ -129,6 +131,7 @@ export async function startApp(config: RagwatchConfig, logger: Logger = silentLo
     prober,
     otlp,
     otlpGrpc: ingest.grpc,
+    otlpTopics,
     http,
     ui: servers.ui,
     shutdown: () =>
