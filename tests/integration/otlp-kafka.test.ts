@@ -6,7 +6,8 @@
  * are as docs/ingest.md says (no headers, the trace id as key, a whole batch per message otherwise);
  * content-only GenAI log events on the logs topic join their spans; every message is counted once with `transport="kafka"`; a garbage message and an
  * oversized one land in the DLQ with their reason and the ragwatch DLQ headers, and what follows them is
- * still read. And in a split-mode `ragwatch collector` a trace read from the topic leaves on the spans
+ * still read. While capture is nearly full the partition is paused and read again later: a burst
+ * larger than the capture buffer is captured whole, nothing dropped. And in a split-mode `ragwatch collector` a trace read from the topic leaves on the spans
  * topic exactly as its twin sent over OTLP does: PII redacted, `session.id` pseudonymised.
  */
 import { SpanKind, context, trace } from '@opentelemetry/api';
@@ -304,6 +305,51 @@ service:
     } finally {
       await exporterCollector.stop();
       await collector.shutdown();
+    }
+  }, 180_000);
+
+  it('a burst larger than the capture buffer: partitions paused and read again, every trace captured, nothing dropped', async () => {
+    const topic = 'otlp_spans_burst';
+    await kafka.createTopic(topic, 2);
+    const config = loadConfig({
+      env: {},
+      overrides: {
+        server: { otlpPort: 0, otlpGrpcPort: 0, httpPort: 0 },
+        metrics: { processMetrics: false },
+        sampling: { rate: 1 },
+        // Room for ~15 traces of 3 spans; 90 % of it is the pause mark.
+        capture: { traceIdleMs: 200, maxBufferedSpans: 45 },
+        transport: { kafka: { brokers: kafka.brokers } },
+        ingest: { kafka: { enabled: true, groupId: 'burst-otlp', topics: { traces: [topic] }, initialOffset: 'earliest' } },
+      },
+    });
+    const burst = await startApp(config, silentLogger, { judge: new LexicalJudge() });
+    const captured: string[] = [];
+    burst.pipeline.sinks.add({ onRecord: (_r, t) => void (t && captured.push(t.traceId)) });
+    const { ProtobufTraceSerializer } = await import('@opentelemetry/otlp-transformer');
+    const producer = new Kafka({ clientId: 'otlp-kafka-test', brokers: kafka.brokers, logLevel: logLevel.NOTHING }).producer();
+    const ids: string[] = [];
+    try {
+      await waitFor(() => burst.pipeline.ready && burst.otlpTopics?.consumer.running, 60_000, 200);
+      await producer.connect();
+      // 60 traces (180 spans, four times the buffer) on the topic at once, as a backlog after an outage.
+      const messages = [];
+      for (let i = 0; i < 60; i++) {
+        const spans = await ragSpans(1_000 + i);
+        ids.push(spans[0]!.spanContext().traceId);
+        messages.push({ key: ids.at(-1)!, value: Buffer.from(ProtobufTraceSerializer.serializeRequest(spans)!) });
+      }
+      await producer.send({ topic, messages });
+      await waitFor(() => ids.every((id) => captured.includes(id)), 120_000, 200);
+      const text = await burst.pipeline.instruments.registry.metrics();
+      const count = (reason: string) => metricValue(text, 'ragwatch_ingest_requests_total', { transport: 'kafka', reason }) ?? 0;
+      expect(count('saturated')).toBeGreaterThan(0);
+      expect(count('ok')).toBe(60);
+      expect(metricValue(text, 'ragwatch_dropped_total', { stage: 'capture' }) ?? 0).toBe(0);
+      expect(captured.filter((id) => ids.includes(id)).sort()).toEqual([...ids].sort());
+    } finally {
+      await producer.disconnect();
+      await burst.shutdown();
     }
   }, 180_000);
 });
