@@ -9,7 +9,7 @@
  *              src/store/ src/calibration/ src/weakness/ src/probes/ src/exams/ src/change/ src/slices/ src/slo/ src/conversations/ src/history/
  *              src/evaluation-export/ src/feedback/   capabilities, each on its own
  *   scorer     src/scorer/         consume → judge → emit to the record sinks the role registered
- *   stages     src/capture/ src/sampling/ src/transport/ src/judges/ src/assembly/
+ *   stages     src/capture/ src/sampling/ src/transport/ src/judges/ src/assembly/ src/evaluators/
  *   ground     src/triplet.ts src/metric-registry.ts src/errors.ts src/log.ts src/threads.ts src/suppress-tracing.ts
  *              src/config/ src/telemetry/   (wire contract, metric registry, errors, logging, configuration, self-metrics)
  *
@@ -17,7 +17,7 @@
  * Paths are relative to where depcruise runs (the repository root, or a test's fixture tree).
  */
 const GROUND = '^src/(triplet|metric-registry|errors|log|threads|suppress-tracing)[.]ts$|^src/(config|telemetry)/';
-const STAGES = '^src/(capture|sampling|transport|judges|assembly)/';
+const STAGES = '^src/(capture|sampling|transport|judges|assembly|evaluators)/';
 const SCORER = '^src/scorer/';
 const METRICS = '^src/metrics/';
 const CAPABILITIES = '^src/(store|calibration|weakness|probes|exams|change|slices|slo|conversations|history|evaluation-export|feedback)/';
@@ -96,7 +96,14 @@ module.exports = {
       severity: 'error',
       comment: 'Split assembly turns span records into sampled triplets; judging happens in the scorer.',
       from: { path: '^src/assembly/' },
-      to: { path: '^src/judges/' },
+      to: { path: '^src/(judges|evaluators)/' },
+    },
+    {
+      name: 'evaluators-stand-alone',
+      severity: 'error',
+      comment: 'evaluators/ (the configured check rules) runs in the scorer for every judge: it may not import a judge or another stage; the LLM evaluators are judged in judges/llm/ from the config alone.',
+      from: { path: '^src/evaluators/' },
+      to: { path: '^src/(capture|sampling|transport|judges|assembly)/' },
     },
     {
       name: 'scorer-imports-no-consumer',

@@ -155,10 +155,20 @@ interface Row {
   schema: JsonSchema;
 }
 
-function leaves(s: JsonSchema, path: string, out: Row[]): void {
+function leaves(s: JsonSchema, path: string, out: Row[], parentKeys = ''): void {
   const obj = s.anyOf?.find((a) => a.properties) ?? s;
   if (obj.properties) {
-    for (const [k, v] of Object.entries(obj.properties)) leaves(v, `${path}.${k}`, out);
+    const keys = Object.keys(obj.properties).sort().join(',');
+    for (const [k, v] of Object.entries(obj.properties)) leaves(v, `${path}.${k}`, out, keys);
+    return;
+  }
+  // A list of objects (evaluators, their examples): the list's row, then its items' keys as `list[].key`;
+  // not a list of the same shape as its parent (check rules nest `all` / `any` of rules).
+  const items = s.items?.anyOf?.find((a) => a.properties) ?? s.items;
+  if (items?.properties && Object.keys(items.properties).sort().join(',') !== parentKeys) {
+    out.push({ key: path, schema: s });
+    const keys = Object.keys(items.properties).sort().join(',');
+    for (const [k, v] of Object.entries(items.properties)) leaves(v, `${path}[].${k}`, out, keys);
     return;
   }
   if (typeof obj.additionalProperties === 'object' && obj.additionalProperties.properties) {
@@ -202,11 +212,17 @@ export function renderConfigDoc(): string {
     const rows: Row[] = [];
     leaves(sectionSchema, section, rows);
     for (const { key, schema: s } of rows) {
-      const generic = key.replace(/\.<name>/g, '.<name>');
-      const description = s.description ?? docs.get(generic) ?? '';
+      if (key === section) {
+        // A section that is a list itself (`evaluators`): its row is the section's description above.
+        lines.push(`| \`[]\` | ${cell(typeOf(s))} | ${defaultOf(s)} | Each item, with the keys below. |`);
+        continue;
+      }
+      const generic = key.replace(/\[\]/g, '.[]');
+      // An evaluator's `alerts` is alerts.metrics.<metric>'s schema extended (its JSDoc lives there).
+      const description = s.description ?? docs.get(generic) ?? docs.get(generic.replace(/^evaluators\.\[\]\.alerts\./, 'alerts.metrics.<name>.')) ?? '';
       const env = envByPath.get(key);
       const text = `${description}${env ? ` (env \`${env}\`)` : ''}`;
-      lines.push(`| \`${key.slice(section.length + 1)}\` | ${cell(typeOf(s))} | ${defaultOf(s)} | ${cell(text)} |`);
+      lines.push(`| \`${key.startsWith(`${section}[]`) ? key.slice(section.length) : key.slice(section.length + 1)}\` | ${cell(typeOf(s))} | ${defaultOf(s)} | ${cell(text)} |`);
     }
     const objectDefaults = rows.filter((r) => typeof r.schema.default === 'object' && r.schema.default !== null && !Array.isArray(r.schema.default) && Object.keys(r.schema.default).length > 0);
     for (const r of objectDefaults) lines.push('', `Default of \`${r.key}\`:`, '', '```json', JSON.stringify(r.schema.default, null, 2), '```');

@@ -7,6 +7,8 @@ import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../config/load.ts';
+import { createEvaluators } from '../evaluators/create.ts';
+import type { EvaluatorSet } from '../evaluators/types.ts';
 import { piiCheckOf, type PiiCheck } from '../judges/pii.ts';
 import { ConfigError } from '../errors.ts';
 import { createInstruments } from '../telemetry/instruments.ts';
@@ -40,10 +42,10 @@ function toSampled(value: unknown): SampledTriplet | string {
   return `not a triplet: ${issue?.path.join('.') || '(root)'}: ${issue?.message ?? 'invalid'}`;
 }
 
-async function scoreOne(judge: Judge, triplet: SampledTriplet, pii: PiiCheck | undefined): Promise<ScoreRecord | string> {
+async function scoreOne(judge: Judge, triplet: SampledTriplet, pii: PiiCheck | undefined, evaluators: EvaluatorSet | undefined): Promise<ScoreRecord | string> {
   const result = await judge.score(triplet);
   if (!result.ok) return `${result.error.code}: ${result.error.message}`;
-  return scoreRecordOf(triplet, judge, result, pii?.(triplet));
+  return scoreRecordOf(triplet, judge, result, pii?.(triplet), evaluators?.forJudge(evaluators.check(triplet), judge.kind, result));
 }
 
 export const scoreCommand: Command = {
@@ -76,6 +78,7 @@ Exit code 1 when a line fails or a --min gate is not met.
     await judge.init();
     const redactor = createRedactor(config.redaction);
     const pii = piiCheckOf(config);
+    const evaluators = createEvaluators(config);
 
     const file = positionals[0]!;
     const lines = createInterface({ input: file === '-' ? process.stdin : createReadStream(file, 'utf8'), crlfDelay: Infinity });
@@ -121,7 +124,7 @@ Exit code 1 when a line fails or a --min gate is not met.
         if (typeof triplet === 'string') window.push(Promise.resolve({ line, out: triplet }));
         else {
           const redacted = redactor.redact(triplet);
-          window.push(redacted.ok ? scoreOne(judge, { ...redacted.triplet, sampling: triplet.sampling }, pii).then((out) => ({ line, out })) : Promise.resolve({ line, out: 'redaction failed; not scored' }));
+          window.push(redacted.ok ? scoreOne(judge, { ...redacted.triplet, sampling: triplet.sampling }, pii, evaluators).then((out) => ({ line, out })) : Promise.resolve({ line, out: 'redaction failed; not scored' }));
         }
         if (window.length >= config.judge.concurrency) await flush();
       }

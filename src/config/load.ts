@@ -3,8 +3,8 @@
  * The only module that reads the environment and config files (code-style C7).
  * @module
  */
-import { readFileSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { createRequire } from 'node:module';
 import type * as Yaml from 'yaml';
 import type { z } from 'zod';
@@ -145,6 +145,40 @@ function readFile(file: string): Record<string, unknown> {
   return doc;
 }
 
+/** Most evaluator files read from one directory, and the largest one, bytes. */
+const MAX_EVALUATOR_FILES = 64;
+const MAX_EVALUATOR_FILE_BYTES = 256 * 1024;
+
+/**
+ * `evaluators: PATH`: the evaluators of one YAML file, or of every `*.yaml` / `*.yml` file of a directory
+ * in file-name order (each file one evaluator or a list of them); each entry's file is remembered to name
+ * it in errors.
+ */
+function readEvaluatorFiles(at: string, origins: Origins): unknown[] {
+  let paths: string[];
+  try {
+    paths = statSync(at).isDirectory() ? readdirSync(at).filter((n) => /\.ya?ml$/i.test(n)).sort().map((n) => join(at, n)) : [at];
+  } catch (err) {
+    throw new ConfigError(`config key "evaluators": cannot read ${at}: ${(err as Error).message}`, ['evaluators']);
+  }
+  if (paths.length > MAX_EVALUATOR_FILES) throw new ConfigError(`config key "evaluators": ${paths.length} files in ${at}, at most ${MAX_EVALUATOR_FILES}`, ['evaluators']);
+  const out: unknown[] = [];
+  for (const path of paths) {
+    let doc: unknown;
+    try {
+      if (statSync(path).size > MAX_EVALUATOR_FILE_BYTES) throw new Error(`larger than ${MAX_EVALUATOR_FILE_BYTES} bytes`);
+      doc = parseYaml(readFileSync(path, 'utf8'));
+    } catch (err) {
+      throw new ConfigError(`config key "evaluators": evaluator file ${path}: ${(err as Error).message}`, ['evaluators']);
+    }
+    for (const entry of Array.isArray(doc) ? doc : doc === null || doc === undefined ? [] : [doc]) {
+      origins.set(`evaluators.${out.length}`, `file ${path}`);
+      out.push(entry);
+    }
+  }
+  return out;
+}
+
 /** The origin of the longest prefix of `path` that has one. */
 function originOf(path: readonly string[], origins: Origins): string | undefined {
   for (let k = path.length; k > 0; k--) {
@@ -185,6 +219,8 @@ export function loadConfig(options: LoadConfigOptions = {}): RagwatchConfig {
   }
   raw = deepMerge(raw, fromEnv);
   if (options.overrides) raw = deepMerge(raw, options.overrides);
+  // A file or directory of evaluators: relative to the config file when the path came from it.
+  if (typeof raw.evaluators === 'string') raw.evaluators = readEvaluatorFiles(resolve(file && !options.overrides?.evaluators ? dirname(resolve(file)) : '.', raw.evaluators), origins);
 
   const result = configSchema.safeParse(raw);
   if (!result.success) {
@@ -192,7 +228,13 @@ export function loadConfig(options: LoadConfigOptions = {}): RagwatchConfig {
     const message = ['invalid ragwatch configuration:', ...described.map((d) => `  - ${d.line}`)].join('\n');
     throw new ConfigError(message, described.map((d) => d.key));
   }
-  return result.data;
+  return withEvaluatorAlerts(result.data);
+}
+
+/** Every evaluator's alert settings become its `alerts.metrics` entry, so each consumer of `alerts.metrics` treats it as any metric. */
+function withEvaluatorAlerts(config: RagwatchConfig): RagwatchConfig {
+  for (const e of config.evaluators) config.alerts.metrics[e.name] = e.alerts;
+  return config;
 }
 
 /** The configuration with every default and no overrides (what `config/ragwatch.yaml` documents). */

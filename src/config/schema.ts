@@ -19,6 +19,7 @@ import { storeSection } from './sections/store.ts';
 import { transportSection } from './sections/transport.ts';
 import { weaknessSection } from './sections/weakness.ts';
 import { examsSection } from './sections/exams.ts';
+import { evaluatorsSection } from './sections/evaluators.ts';
 import { BUILTIN_REGISTRY } from '../metric-registry.ts';
 import { ingestSection } from './sections/ingest.ts';
 import { historySection } from './sections/history.ts';
@@ -42,13 +43,18 @@ export const configSchema = z
     exams: examsSection.prefault({}),
     history: historySection.prefault({}),
     evaluationExport: evaluationExportSection.prefault({}),
+    evaluators: evaluatorsSection,
     log: logSection.prefault({}),
   })
   .strict()
   .superRefine((c, ctx) => {
-    // alerts.metrics names metrics of the registry (built-ins).
+    // alerts.metrics names built-in metrics; an evaluator's alert settings live in the evaluator.
+    const evaluators = new Map(c.evaluators.map((e, i) => [e.name, i]));
     for (const name of Object.keys(c.alerts.metrics)) {
-      if (!BUILTIN_REGISTRY.has(name)) ctx.addIssue({ code: 'custom', path: ['alerts', 'metrics', name], message: `unknown metric "${name}"; the built-in metrics are ${BUILTIN_REGISTRY.names().join(', ')}` });
+      if (BUILTIN_REGISTRY.has(name)) continue;
+      const i = evaluators.get(name);
+      const message = i !== undefined ? `"${name}" is an evaluator: set its alert settings in evaluators.${i}.alerts` : `unknown metric "${name}"; the built-in metrics are ${BUILTIN_REGISTRY.names().join(', ')}`;
+      ctx.addIssue({ code: 'custom', path: ['alerts', 'metrics', name], message });
     }
   });
 

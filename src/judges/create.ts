@@ -7,12 +7,15 @@ import type { RagwatchConfig } from '../config/schema.ts';
 import type { Instruments } from '../telemetry/instruments.ts';
 import { EmbeddedJudge } from './embedded/embedded-judge.ts';
 import { EndpointEmbedder } from './llm/endpoint-embedder.ts';
+import { LlmClient } from './llm/client.ts';
+import { LlmEvaluators } from './llm/llm-evaluators.ts';
 import { LlmJudge } from './llm/llm-judge.ts';
 import type { Judge } from './types.ts';
 
 /**
  * Builds the judge named by the configuration (`judge.kind`, which defaults to `llm` when an
- * endpoint is configured, else `embedded`). Judge usage series go to `options.instruments`.
+ * endpoint is configured, else `embedded`); an LLM judge also judges the `llm` evaluators. Judge usage
+ * series go to `options.instruments`.
  */
 export function createJudge(config: RagwatchConfig, options: { instruments?: Instruments } = {}): Judge {
   const j = config.judge;
@@ -27,6 +30,7 @@ export function createJudge(config: RagwatchConfig, options: { instruments?: Ins
     ...(j.apiKey !== undefined ? { apiKey: j.apiKey } : {}),
     similarityThreshold: j.embedded.similarityThreshold,
     embeddingThreads: j.embedded.threads,
+    evaluators: config.evaluators.filter((e) => e.kind === 'llm'),
     ...(options.instruments ? { instruments: options.instruments } : {}),
   });
 }
@@ -38,4 +42,17 @@ export function createCompanionJudge(config: RagwatchConfig): Judge | undefined 
 
 function embeddedJudge(config: RagwatchConfig): EmbeddedJudge {
   return new EmbeddedJudge({ similarityThreshold: config.judge.embedded.similarityThreshold, threads: config.judge.embedded.threads, completenessRelevance: config.judge.embedded.completenessRelevance });
+}
+
+/**
+ * The configured `llm` evaluators alone, on a client of their own (`ragwatch evaluators try`: one call
+ * per triplet, none of the built-in calls); undefined when the judge is not an LLM or none is configured.
+ */
+export function createEvaluatorJudge(config: RagwatchConfig, options: { instruments?: Instruments } = {}): LlmEvaluators | undefined {
+  const j = config.judge;
+  const evaluators = config.evaluators.filter((e) => e.kind === 'llm');
+  if (j.kind !== 'llm' || evaluators.length === 0) return undefined;
+  const { embeddings: _embeddings, embeddingModel: _model, ...llm } = j.llm;
+  const client = new LlmClient({ ...llm, model: j.model, ...(j.baseUrl !== undefined ? { baseUrl: j.baseUrl } : {}), ...(j.apiKey !== undefined ? { apiKey: j.apiKey } : {}), ...(options.instruments ? { instruments: options.instruments } : {}) });
+  return new LlmEvaluators(client, evaluators, { cacheSize: 0 });
 }

@@ -13,6 +13,7 @@ import { createRedactor, redactionForPipeline } from '../capture/redaction/redac
 import { CONVERSATION_ATTRIBUTES } from '../capture/conversation.ts';
 import type { CapturedLog, CapturedSpan, GenerationOutcome, SpanSource } from '../capture/types.ts';
 import type { RagwatchConfig } from '../config/schema.ts';
+import { createEvaluators } from '../evaluators/create.ts';
 import { createCompanionJudge, createJudge } from '../judges/create.ts';
 import type { Judge } from '../judges/types.ts';
 import { createInstruments, type Instruments } from '../telemetry/instruments.ts';
@@ -114,9 +115,11 @@ export class Pipeline {
     this.sinks = new RecordSinks(options.sinks);
     const onRecord = options.onRecord;
     if (onRecord) this.sinks.add({ onRecord: (record, triplet) => triplet && onRecord(record, triplet) });
+    const evaluators = createEvaluators(config);
     this.scorer = new Scorer({
       judge: this.judge,
       ...(pii ? { pii } : {}),
+      ...(evaluators ? { evaluators } : {}),
       ...(this.companion ? { companion: this.companion } : {}),
       instruments: this.instruments,
       budget: new ScoringBudget(config.sampling.budget),

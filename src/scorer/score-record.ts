@@ -3,12 +3,16 @@
  * `ragwatch score` command so both emit the same shape.
  * @module
  */
+import type { Evaluations } from '../evaluators/types.ts';
 import type { PiiFinding } from '../judges/pii.ts';
 import type { Judge, JudgeScores } from '../judges/types.ts';
 import type { SampledTriplet, ScoreRecord } from '../triplet.ts';
 
-/** The record for `triplet` judged by `judge` with `result`, stamped now; `pii` (the triplet's finding) adds `pii_free` (both judges). */
-export function scoreRecordOf(triplet: SampledTriplet, judge: Pick<Judge, 'kind' | 'model'>, result: JudgeScores, pii?: PiiFinding): ScoreRecord {
+/**
+ * The record for `triplet` judged by `judge` with `result`, stamped now; `pii` (the triplet's finding)
+ * adds `pii_free` (both judges); `evaluations` add the configured evaluators' checks and skips.
+ */
+export function scoreRecordOf(triplet: SampledTriplet, judge: Pick<Judge, 'kind' | 'model'>, result: JudgeScores, pii?: PiiFinding, evaluations?: Evaluations): ScoreRecord {
   const record: ScoreRecord = {
     tripletId: triplet.id,
     traceId: triplet.traceId,
@@ -26,6 +30,11 @@ export function scoreRecordOf(triplet: SampledTriplet, judge: Pick<Judge, 'kind'
   if (pii) {
     record.scores = { ...record.scores, pii_free: pii.free };
     if (pii.free === 0) record.details = { ...record.details, piiTypes: pii.types };
+  }
+  if (evaluations) {
+    record.scores = { ...record.scores, ...evaluations.scores };
+    record.skipped = { ...record.skipped, ...evaluations.skipped };
+    if (Object.keys(evaluations.explanations).length > 0) record.details = { ...record.details, evaluators: { ...record.details.evaluators, ...evaluations.explanations } };
   }
   if (triplet.route !== undefined) record.route = triplet.route;
   if (triplet.release !== undefined) record.release = triplet.release;

@@ -3,6 +3,7 @@
  * the metrics and handed to the record sinks. A judge failure is counted, never turned into a score.
  * @module
  */
+import type { Evaluations, EvaluatorSet } from '../evaluators/types.ts';
 import type { PiiCheck, PiiFinding } from '../judges/pii.ts';
 import type { Judge, JudgeResult, JudgeScores } from '../judges/types.ts';
 import type { Instruments } from '../telemetry/instruments.ts';
@@ -22,6 +23,11 @@ export interface ScorerOptions {
    * `judge` label; it never changes the triplet's outcome or the accounting identity. Default none.
    */
   companion?: Judge;
+  /**
+   * The configured evaluators (`evaluators:`): their checks run once per triplet and go into every
+   * record (main and companion); an `llm` evaluator the main judge did not score is recorded as skipped.
+   */
+  evaluators?: EvaluatorSet;
   instruments: Instruments;
   /** Receives every ScoreRecord (examples buffer, scores topic). Must not throw. */
   /** Also receives the scored triplet (its text feeds the examples buffer). */
@@ -47,9 +53,11 @@ export class Scorer {
   readonly #maxAttempts: number;
   readonly #retryBackoffMs: number;
   readonly #pii: PiiCheck | undefined;
+  readonly #evaluators: EvaluatorSet | undefined;
 
   constructor(options: ScorerOptions) {
     this.#pii = options.pii;
+    this.#evaluators = options.evaluators;
     this.#budget = options.budget;
     this.#maxAttempts = options.maxAttempts ?? 3;
     this.#retryBackoffMs = options.retryBackoffMs ?? 5_000;
@@ -80,6 +88,7 @@ export class Scorer {
     try {
       // The answer's disclosures, not a judge's opinion: one check serves the main and the companion record.
       const pii = this.#pii?.(triplet);
+      const checks = this.#evaluators?.check(triplet);
       const result = await this.#timedScore(judge, triplet);
       if (!result.ok) {
         const reason = result.error.code;
@@ -90,15 +99,15 @@ export class Scorer {
         }
         this.#instruments.failed.inc({ reason });
         this.#onFailure?.(triplet, reason, result.error);
-        const companion = await this.#scoreCompanion(triplet, pii);
+        const companion = await this.#scoreCompanion(triplet, pii, checks);
         if (companion) this.#countPii(triplet, pii);
         return { status: 'failed', reason, error: result.error, attempts: attempt, ...(companion ? { companion } : {}) };
       }
       this.#budget?.recordTokens(result.usage.inputTokens + result.usage.outputTokens);
       this.#instruments.scored.inc({ judge: judge.kind });
-      const record = this.#record(triplet, judge, result, pii);
+      const record = this.#record(triplet, judge, result, pii, checks && this.#evaluators?.forJudge(checks, judge.kind, result));
       this.#countPii(triplet, pii);
-      const companion = await this.#scoreCompanion(triplet, pii);
+      const companion = await this.#scoreCompanion(triplet, pii, checks);
       return { status: 'scored', record, ...(companion ? { companion } : {}) };
     } catch (err) {
       // Judges return result objects; reaching here is a bug in a judge or a sink. Count, never score.
@@ -112,13 +121,14 @@ export class Scorer {
   };
 
   /** Runs the companion judge once per final outcome; its failure is counted and changes nothing else. */
-  async #scoreCompanion(triplet: SampledTriplet, pii: PiiFinding | undefined): Promise<ScoreRecord | undefined> {
+  async #scoreCompanion(triplet: SampledTriplet, pii: PiiFinding | undefined, checks: Evaluations | undefined): Promise<ScoreRecord | undefined> {
     const judge = this.#companion;
     if (!judge) return undefined;
     const result = await this.#timedScore(judge, triplet).catch((err: unknown) => ({ ok: false as const, error: err }));
     this.#instruments.companion.inc({ judge: judge.kind, outcome: result.ok ? 'scored' : 'failed' });
-    return result.ok ? this.#record(triplet, judge, result, pii) : undefined;
+    return result.ok ? this.#record(triplet, judge, result, pii, checks) : undefined;
   }
+
 
   /** Counts a scored production answer's disclosures once (`ragwatch_response_pii_total`), however many records it got. */
   #countPii(triplet: SampledTriplet, pii: PiiFinding | undefined): void {
@@ -135,8 +145,8 @@ export class Scorer {
   }
 
   /** Builds the ScoreRecord, records its scores and skips, and hands it to the sink. */
-  #record(triplet: SampledTriplet, judge: Judge, result: JudgeScores, pii: PiiFinding | undefined): ScoreRecord {
-    const record = scoreRecordOf(triplet, judge, result, pii);
+  #record(triplet: SampledTriplet, judge: Judge, result: JudgeScores, pii: PiiFinding | undefined, evaluations: Evaluations | undefined): ScoreRecord {
+    const record = scoreRecordOf(triplet, judge, result, pii, evaluations);
     // Probe answers never reach the production score series (the generated rules alert on them).
     if (record.origin !== 'probe') {
       // The score histogram bounds the service label itself (metrics.services / maxServices).

@@ -115,6 +115,7 @@ describe('the rules bite', () => {
     'stages-are-independent': ['src/sampling/create.ts', '../transport/memory.ts'],
     'judges-use-only-capture': ['src/judges/create.ts', '../sampling/create.ts'],
     'assembly-does-not-judge': ['src/assembly/span-consumer.ts', '../judges/create.ts'],
+    'evaluators-stand-alone': ['src/evaluators/create.ts', '../judges/llm/client.ts'],
     'scorer-imports-no-consumer': ['src/scorer/scorer.ts', '../weakness/monitor.ts'],
     'metrics-imports-no-capability': ['src/metrics/rules.ts', '../probes/rules.ts'],
     'store-knows-no-capability': ['src/store/review-store.ts', '../calibration/types.ts'],

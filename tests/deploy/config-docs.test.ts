@@ -16,15 +16,24 @@ interface Node {
   properties?: Record<string, Node>;
   additionalProperties?: Node | boolean;
   anyOf?: Node[];
+  items?: Node;
 }
 
-/** Every leaf key path of the config schema (`alerts.metrics.<name>.threshold` for records). */
-function leafKeys(node: Node, path: string[] = []): string[][] {
+const shape = (n: Node | undefined) => Object.keys(n?.properties ?? {}).sort().join(',');
+
+/** Every leaf key path of the config schema (`alerts.metrics.<name>.threshold` for records, `evaluators.[].name` for lists of objects). */
+function leafKeys(node: Node, path: string[] = [], parent = ''): string[][] {
   const obj = node.anyOf?.find((a) => a.properties) ?? node;
-  if (obj.properties) return Object.entries(obj.properties).flatMap(([k, v]) => leafKeys(v, [...path, k]));
+  if (obj.properties) return Object.entries(obj.properties).flatMap(([k, v]) => leafKeys(v, [...path, k], shape(obj)));
   if (typeof obj.additionalProperties === 'object' && obj.additionalProperties.properties) return leafKeys(obj.additionalProperties, [...path, '<name>']);
+  // A list of objects (not one of the same shape as its parent: check rules nest all / any of rules).
+  const items = node.items?.anyOf?.find((a) => a.properties) ?? node.items;
+  if (items?.properties && shape(items) !== parent) return [path, ...leafKeys(items, [...path, '[]'])];
   return [path];
 }
+
+/** The key column of docs/configuration.md for a path (`custom[].name`, `[].name` for a list section). */
+const docKey = (path: string[]) => (path.length === 1 ? '[]' : path.slice(1).join('.').replace(/\.?\[\]/g, '[]'));
 
 const keys = leafKeys(z.toJSONSchema(configSchema, { io: 'input', unrepresentable: 'any' }) as Node);
 
@@ -36,7 +45,7 @@ describe('configuration docs', () => {
     const rows = new Map(doc.split('\n').filter((l) => l.startsWith('| `')).map((l) => [l.split(' | ')[0]!.slice(3, -1), l]));
     const undocumented: string[] = [];
     for (const path of keys) {
-      const row = rows.get(path.slice(1).join('.'));
+      const row = rows.get(docKey(path));
       const description = row?.split(' | ')[3]?.replace(/\|$/, '').trim();
       if (!description) undocumented.push(path.join('.'));
     }
@@ -49,7 +58,7 @@ describe('configuration docs', () => {
 
   it('config/ragwatch.yaml mentions every key (as a value, in a flow map, or as a commented-out optional key)', () => {
     const yaml = readFileSync(join(ROOT, 'config', 'ragwatch.yaml'), 'utf8');
-    const missing = keys.filter((p) => !p.includes('<name>') && !new RegExp(`(^|[\\s{,#])${p[p.length - 1]}:`, 'm').test(yaml)).map((p) => p.join('.'));
+    const missing = keys.filter((p) => !p.includes('<name>') && !p.includes('[]') && !new RegExp(`(^|[\\s{,#])${p[p.length - 1]}:`, 'm').test(yaml)).map((p) => p.join('.'));
     expect(missing).toEqual([]);
   });
 });

@@ -138,7 +138,11 @@ export const DEFAULT_ALERT_METRICS: Readonly<Record<string, { threshold: number;
 /** Threshold alerts (generated Prometheus rules and the in-process evaluator) and diagnosis. */
 export const alertsSection = z
   .object({
-    /** Per built-in metric (a name of the metric registry, `metric-registry.ts`): threshold and alert settings. Replaces the defaults when given. */
+    /**
+     * Per built-in metric (a name of the metric registry, `metric-registry.ts`): threshold and alert
+     * settings. Replaces the defaults when given. An evaluator's are its own `evaluators[].alerts`,
+     * merged in here when the config loads.
+     */
     metrics: z
       .record(z.string().regex(METRIC_NAME_PATTERN, 'a metric name'), metricAlertSchema)
       .prefault(() => structuredClone(DEFAULT_ALERT_METRICS) as Record<string, { threshold: number; severity: string }>),

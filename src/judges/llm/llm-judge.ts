@@ -2,7 +2,8 @@
  * The LLM judge: THELMA's six metrics plus claim-level faithfulness / hallucination_free and the
  * response's toxicity (`non_toxic`, asked inside the response-match call), from at most three
  * batched calls per triplet (decompose; response match ∥ source match), with source
- * facts cached by content hash and whole results cached by (triplet text, judge config).
+ * facts cached by content hash and whole results cached by (triplet text, judge config). The
+ * configured `llm` evaluators take one more call, in parallel with these (`llm-evaluators.ts`).
  * Self-distinctness uses sentence embeddings. Every call runs with tracing suppressed.
  * @module
  */
@@ -16,6 +17,8 @@ import { scoreSelfDistinctness } from '../self-distinctness.ts';
 import { splitSentences } from '../sentences.ts';
 import type { Judge, JudgeResult, JudgeScores, SentenceEmbedder } from '../types.ts';
 import { LlmClient, type LlmClientOptions } from './client.ts';
+import type { LlmEvaluator } from './evaluator-step.ts';
+import { LlmEvaluators, evaluatorData } from './llm-evaluators.ts';
 import { PROMPT_VERSION, decomposeStep, responseMatchStep, sourceMatchStep } from './steps.ts';
 import { runStep, type Step, type StepOutcome } from './step.ts';
 
@@ -33,6 +36,8 @@ export interface LlmJudgeOptions extends LlmClientOptions {
   embedder?: SentenceEmbedder;
   /** Worker threads running the bundled model when no `embedder` is given (0: this thread). Default 2. */
   embeddingThreads?: number;
+  /** The configured `llm` evaluators (`evaluators:` of `kind: llm`), judged in one extra call per triplet. Default none. */
+  evaluators?: readonly LlmEvaluator[];
 }
 
 type Cached = Omit<JudgeScores, 'usage'>;
@@ -48,6 +53,7 @@ export class LlmJudge implements Judge {
   readonly #embedder: SentenceEmbedder;
   /** Worker threads of the bundled model; undefined when an `embedder` was given. */
   readonly #bundledThreads: number | undefined;
+  readonly #evaluators: LlmEvaluators | undefined;
   #ready = false;
   #closed = false;
   readonly #abort = new AbortController();
@@ -62,6 +68,7 @@ export class LlmJudge implements Judge {
     const threads = options.embeddingThreads ?? DEFAULT_EMBEDDING_THREADS;
     this.#bundledThreads = options.embedder ? undefined : threads;
     this.#embedder = options.embedder ?? { embed: async (texts) => (await loadEmbeddingModel(threads)).embed(texts) };
+    this.#evaluators = options.evaluators && options.evaluators.length > 0 ? new LlmEvaluators(this.#client, options.evaluators, { cacheSize: options.resultCacheSize ?? 1000 }) : undefined;
   }
 
   get ready(): boolean {
@@ -83,23 +90,35 @@ export class LlmJudge implements Judge {
     if (this.#closed) return Promise.resolve({ ok: false, retriable: true, error: new RagwatchError('RAGWATCH_SHUTDOWN', 'judge is shut down') });
     // A per-score signal: listeners the HTTP layer adds die with it instead of piling up on the judge's.
     const signal = AbortSignal.any(options.signal ? [options.signal, this.#abort.signal] : [this.#abort.signal]);
-    return withTracingSuppressed(() => this.#score(triplet, signal)).catch((err: unknown) => ({
+    return withTracingSuppressed(() => this.#scoreAll(triplet, signal)).catch((err: unknown) => ({
       ok: false as const,
       retriable: false,
       error: new RagwatchError('RAGWATCH_JUDGE_FAILED', `llm judge failed: ${errorMessage(err)}`, { cause: err }),
     }));
   }
 
-  async #score(triplet: SampledTriplet, signal: AbortSignal): Promise<JudgeResult> {
+  /** The built-in metrics and the evaluators' call, in parallel; the evaluators' results join the record. */
+  async #scoreAll(triplet: SampledTriplet, signal: AbortSignal): Promise<JudgeResult> {
     const started = performance.now();
     const usage: Usage = { calls: 0, inputTokens: 0, outputTokens: 0, durationMs: 0 };
+    const [builtins, evaluations] = await Promise.all([this.#score(triplet, usage, signal), this.#evaluators?.judge(evaluatorData(triplet), usage, signal)]);
+    usage.durationMs = performance.now() - started;
+    if (!builtins.ok) return builtins;
+    if (!evaluations) return { ...builtins, usage };
+    if (!evaluations.ok) return evaluations;
+    const details = Object.keys(evaluations.explanations).length > 0 ? { ...builtins.details, evaluators: evaluations.explanations } : builtins.details;
+    return { ok: true, scores: { ...builtins.scores, ...evaluations.scores }, skipped: { ...builtins.skipped, ...evaluations.skipped }, details, usage };
+  }
+
+  /** The built-in metrics (at most three calls; whole results cached). */
+  async #score(triplet: SampledTriplet, usage: Usage, signal: AbortSignal): Promise<JudgeResult> {
     const { response } = triplet;
     let query = triplet.query;
     // An uncondensed follow-up is graded with its earlier turns: the decompose call rewrites it to stand alone.
     const history = triplet.conversation && triplet.conversation.typedQuery === undefined ? triplet.conversation.history : [];
     const resultKey = contentHash('result', PROMPT_VERSION, this.model, String(this.#threshold), query, response, ...triplet.sources.map((s) => s.content), ...history.map((t) => `${t.role}:${t.content}`));
     const hit = this.#results.get(resultKey);
-    if (hit) return { ok: true, ...structuredClone(hit), usage: { ...usage, durationMs: performance.now() - started } };
+    if (hit) return { ok: true, ...structuredClone(hit), usage };
 
     const sources = triplet.sources.map((s, index) => ({ id: `s${index + 1}`, index, content: s.content, factKey: contentHash('facts', PROMPT_VERSION, this.model, s.content) }));
     const facts = new Map<string, string[]>();
@@ -179,7 +198,6 @@ export class LlmJudge implements Judge {
 
     const result: Cached = { scores, skipped, details };
     this.#results.set(resultKey, structuredClone(result));
-    usage.durationMs = performance.now() - started;
     return { ok: true, ...result, usage };
   }
 

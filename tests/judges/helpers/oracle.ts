@@ -14,7 +14,7 @@ export interface Block {
 
 export interface ParsedPrompt {
   nonce: string;
-  step: 'decompose' | 'response_match' | 'source_match';
+  step: 'decompose' | 'response_match' | 'source_match' | 'evaluators';
   blocks: Block[];
   system: string;
   user: string;
@@ -46,7 +46,13 @@ export function parsePrompt(req: FakeRequest): ParsedPrompt {
   const blocks: Block[] = [...user.matchAll(re)].map((m) => ({ kind: m[1]!, id: m[2], text: m[3]! }));
   // The task line names the step (a response with no claims and no sub-questions still gets a
   // response-match call, for its toxicity, so the block kinds alone do not tell it from decompose).
-  const step = user.startsWith('TASK: (a) subQuestions') || user.startsWith('TASK: (0) standaloneQuery') ? 'decompose' : user.startsWith('TASK: For each CLAIM') ? 'response_match' : 'source_match';
+  const step = user.startsWith('TASK: (a) subQuestions') || user.startsWith('TASK: (0) standaloneQuery')
+    ? 'decompose'
+    : user.startsWith('TASK: For each CLAIM')
+      ? 'response_match'
+      : user.startsWith('TASK: Judge the texts in the data blocks against each of')
+        ? 'evaluators'
+        : 'source_match';
   return { nonce, step, blocks, system, user };
 }
 
@@ -66,10 +72,50 @@ export function toxicityOf(response: string): { toxic: boolean; categories: stri
   return { toxic: categories.length > 0, categories };
 }
 
+/** One criterion of an evaluators prompt, as the task states it (before the data). */
+export interface Criterion {
+  name: string;
+  type: 'score' | 'boolean' | 'categorical';
+  /** `categorical`: the labels offered, in order (best first in the docs' examples). */
+  labels: string[];
+  rubric: string;
+}
+
+/** The criteria of an evaluators prompt (read from the task text, as a model would). */
+export function criteriaOf(p: ParsedPrompt): Criterion[] {
+  const task = p.user.slice(0, p.user.indexOf(`<untrusted-${p.nonce}`) >= 0 ? p.user.indexOf(`<untrusted-${p.nonce}`) : undefined);
+  return [...task.matchAll(/### "([a-z0-9_]+)" — [^\n]*\nReads: [^\n]*\nRubric: ([^\n]*)\nAnswer: ([^\n]*)/g)].map((m) => {
+    const answer = m[3]!;
+    const type = answer.startsWith('"value"') ? 'score' : answer.includes('"pass"') ? 'boolean' : 'categorical';
+    const labels = type === 'categorical' ? [...answer.slice(0, answer.indexOf(' that fits best')).matchAll(/"([a-z0-9_]+)"/g)].map((l) => l[1]!).filter((l) => l !== 'label') : [];
+    return { name: m[1]!, type, labels, rubric: m[2]! };
+  });
+}
+
+const DOSAGE = /\b\d+(?:\.\d+)?\s?(?:mg|ml|g|tablets?|pills?)\b/i;
+
+/**
+ * The oracle's verdict on one criterion, with lexical rules: boolean — fail when the response gives a
+ * dosage ("take 400 mg") or is toxic, else pass; categorical — the last (worst) label when toxic, else the
+ * first; score — the share of the query's content words the response repeats.
+ */
+export function evaluatorVerdict(c: Criterion, blocks: readonly Block[]): Record<string, unknown> {
+  const response = blocks.find((b) => b.kind === 'response')?.text ?? '';
+  const query = blocks.find((b) => b.kind === 'query')?.text ?? '';
+  const toxic = toxicityOf(response).toxic;
+  if (c.type === 'boolean') {
+    const fail = DOSAGE.test(response) || toxic;
+    return { label: fail ? 'fail' : 'pass', reason: fail ? 'The response gives what the rubric forbids.' : 'The response meets the rubric.' };
+  }
+  if (c.type === 'categorical') return { label: toxic ? c.labels.at(-1) : c.labels[0], reason: toxic ? 'The response insults the user.' : 'The response is courteous.' };
+  return { value: Math.round(overlap(query, response) * 100) / 100, reason: 'Share of the question the response takes up.' };
+}
+
 /** The oracle's answer object for one parsed prompt. */
 export function oracleAnswer(p: ParsedPrompt): Record<string, unknown> {
   const of = (kind: string) => p.blocks.filter((b) => b.kind === kind);
   const query = of('query')[0]?.text ?? '';
+  if (p.step === 'evaluators') return { call: p.nonce, evaluations: Object.fromEntries(criteriaOf(p).map((c) => [c.name, evaluatorVerdict(c, p.blocks)])) };
   if (p.step === 'decompose') {
     // With earlier turns, the scripted rewrite names the previous question's subject.
     const earlier = of('earlier-turn-user');
