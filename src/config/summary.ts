@@ -2,6 +2,7 @@
  * The configuration as `/api/status` shows it.
  * @module
  */
+import { metricRegistryOf } from '../metric-registry.ts';
 import type { RagwatchConfig } from './schema.ts';
 
 /** The configuration as `/api/status` shows it: no secrets (tokens and keys only as set/unset). */
@@ -19,5 +20,7 @@ export function configSummary(config: RagwatchConfig): Record<string, unknown> {
       webhook: alerts.webhook.url ? new URL(alerts.webhook.url).origin : null,
       metrics: alerts.metrics,
     },
+    // Every metric this process knows: the built-ins and the configured evaluators, with their definitions.
+    registry: metricRegistryOf(config).list(),
   };
 }

@@ -66,7 +66,7 @@ const STYLE = `main{max-width:60rem}details.history{margin:.3rem 0;color:#333}de
 .meta{color:#555;font-size:.85rem}.scores span{display:inline-block;margin:.1rem .5rem .1rem 0;padding:0 .4rem;border-radius:3px;background:#eee}
 .scores .low{background:#fbd5d5}mark.unsupported{background:#ffb3b3;text-decoration:underline wavy #b00}
 details{margin-top:.4rem}blockquote{margin:.3rem 0;padding:.3rem .6rem;border-left:3px solid #ccc;background:#fafafa;white-space:pre-wrap}
-.answer{white-space:pre-wrap}.risk{color:#900;font-weight:600}`;
+.answer{white-space:pre-wrap}.risk{color:#900;font-weight:600}ul.evaluators{margin:.3rem 0;padding-left:1.2rem;font-size:.9rem}`;
 
 /** Options of {@link renderExamplesPage}; all optional. */
 export interface ExamplesPageOptions {
@@ -113,11 +113,16 @@ function renderExample(e: Example, thresholds: Readonly<Record<string, number>>,
     ...(r.details.toxicity?.length ? [`toxic: ${r.details.toxicity.map(escapeHtml).join(', ')}`] : []),
   ];
   const risk = risks.length > 0 ? `<p class="risk">${risks.join(' · ')}</p>` : '';
+  // The configured evaluators' say: an llm evaluator's label and reason, a check's failed rules.
+  const verdicts = Object.entries(r.details.evaluators ?? {}).map(
+    ([m, x]) => `<li data-metric="${escapeHtml(m)}"><b>${escapeHtml(m)}</b>${x.label !== undefined ? ` <i>${escapeHtml(x.label)}</i>` : ''}${x.reason !== undefined ? `: ${escapeHtml(x.reason)}` : ''}${x.failed?.length ? `: ${x.failed.map(escapeHtml).join('; ')}` : ''}</li>`,
+  );
+  const evaluators = verdicts.length > 0 ? `<ul class="evaluators">${verdicts.join('')}</ul>` : '';
   const sources = e.sources.map((s, i) => `<blockquote><b>[${i + 1}]${s.id ? ` ${escapeHtml(s.id)}` : ''}</b> ${escapeHtml(s.content)}</blockquote>`).join('');
   return `<article data-trace-id="${escapeHtml(r.traceId)}">
 <div class="meta">${escapeHtml(r.timestamp)} · service ${escapeHtml(r.service)}${e.route ? ` · route ${escapeHtml(e.route)}` : ''} · ${escapeHtml(r.judge.kind)} judge${r.judge.model ? ` (${escapeHtml(r.judge.model)})` : ''} · trace ${traceRef(r.traceId, traceUrl)}</div>
 ${conversationBlock(r)}<p><b>Q:</b> ${escapeHtml(e.query)}</p>
-<div class="answer"><b>A:</b> ${html}</div>${extra}${missing}${risk}
+<div class="answer"><b>A:</b> ${html}</div>${extra}${missing}${risk}${evaluators}
 <div class="scores">${scores}</div>
 <details><summary>${e.sources.length} sources</summary>${sources}</details>
 </article>`;
