@@ -54,12 +54,24 @@ function jsDocOf(node: ts.Node, file: ts.SourceFile): string | undefined {
     .trim();
 }
 
-/** Collects `path → JSDoc` for every object key reachable from `expr` (resolving same-file consts). */
-function collectDocs(expr: ts.Expression, path: string[], file: ts.SourceFile, consts: Map<string, ts.Expression>, out: Map<string, string>, depth = 0): void {
+/** A top-level `const` of a section file: its initializer and the file it is in (for its JSDoc). */
+interface ConstDecl {
+  init: ts.Expression;
+  file: ts.SourceFile;
+}
+
+/**
+ * Collects `path → JSDoc` for every object key reachable from `expr`, resolving consts of the same
+ * file first, then those of the other section files (a schema one section imports from another,
+ * e.g. `ingest.kafka.tls` reusing `transport.ts`'s `kafkaTls`, keeps its JSDoc).
+ */
+function collectDocs(expr: ts.Expression, path: string[], file: ts.SourceFile, consts: Map<string, ts.Expression>, out: Map<string, string>, depth = 0, shared: Map<string, ConstDecl> = new Map()): void {
   if (depth > 20) return;
   if (ts.isIdentifier(expr)) {
-    const init = consts.get(expr.text);
-    if (init) collectDocs(init, path, file, consts, out, depth + 1);
+    const local = consts.get(expr.text);
+    if (local) return collectDocs(local, path, file, consts, out, depth + 1, shared);
+    const other = shared.get(expr.text);
+    if (other) collectDocs(other.init, path, other.file, constsOf(other.file), out, depth + 1, shared);
     return;
   }
   if (!ts.isCallExpression(expr) || !ts.isPropertyAccessExpression(expr.expression)) return;
@@ -71,15 +83,25 @@ function collectDocs(expr: ts.Expression, path: string[], file: ts.SourceFile, c
       const keyPath = [...path, prop.name.text];
       const doc = jsDocOf(prop, file);
       if (doc) out.set(keyPath.join('.'), doc);
-      collectDocs(prop.initializer, keyPath, file, consts, out, depth + 1);
+      collectDocs(prop.initializer, keyPath, file, consts, out, depth + 1, shared);
     }
     return;
   }
-  if ((method === 'record' || method === 'partialRecord' || method === 'looseRecord') && second) return collectDocs(second, [...path, '<name>'], file, consts, out, depth + 1);
-  if (method === 'array' && first) return collectDocs(first, [...path, '[]'], file, consts, out, depth + 1);
+  if ((method === 'record' || method === 'partialRecord' || method === 'looseRecord') && second) return collectDocs(second, [...path, '<name>'], file, consts, out, depth + 1, shared);
+  if (method === 'array' && first) return collectDocs(first, [...path, '[]'], file, consts, out, depth + 1, shared);
   if ((method === 'union' || method === 'discriminatedUnion') && first) return;
   // .default(), .optional(), .prefault(), .strict(), .refine(), ...: the schema is the receiver.
-  collectDocs(expr.expression.expression, path, file, consts, out, depth + 1);
+  collectDocs(expr.expression.expression, path, file, consts, out, depth + 1, shared);
+}
+
+/** The top-level consts of a section file, by name. */
+function constsOf(file: ts.SourceFile): Map<string, ts.Expression> {
+  const consts = new Map<string, ts.Expression>();
+  for (const stmt of file.statements) {
+    if (!ts.isVariableStatement(stmt)) continue;
+    for (const decl of stmt.declarationList.declarations) if (ts.isIdentifier(decl.name) && decl.initializer) consts.set(decl.name.text, decl.initializer);
+  }
+  return consts;
 }
 
 /** `section.key.sub → JSDoc` for every section file, keyed by the top-level key schema.ts gives it. */
@@ -101,23 +123,23 @@ export function sectionDocs(): Map<string, string> {
     node.forEachChild(visit);
   });
   const docs = new Map<string, string>();
-  for (const [varName, key] of sectionKey) {
-    const path = importFile.get(varName);
-    if (!path || !path.startsWith(SECTIONS_DIR) || !existsSync(path)) continue;
+  const files = new Map<string, ts.SourceFile>();
+  const shared = new Map<string, ConstDecl>();
+  for (const path of new Set(importFile.values())) {
+    if (!path.startsWith(SECTIONS_DIR) || !existsSync(path)) continue;
     const file = ts.createSourceFile(path, readFileSync(path, 'utf8'), ts.ScriptTarget.Latest, true);
-    const consts = new Map<string, ts.Expression>();
-    let sectionDoc: string | undefined;
-    for (const stmt of file.statements) {
-      if (!ts.isVariableStatement(stmt)) continue;
-      for (const decl of stmt.declarationList.declarations) {
-        if (!ts.isIdentifier(decl.name) || !decl.initializer) continue;
-        consts.set(decl.name.text, decl.initializer);
-        if (decl.name.text === varName) sectionDoc = jsDocOf(stmt, file);
-      }
-    }
+    files.set(path, file);
+    for (const [name, init] of constsOf(file)) shared.set(name, { init, file });
+  }
+  for (const [varName, key] of sectionKey) {
+    const file = files.get(importFile.get(varName) ?? '');
+    if (!file) continue;
+    const consts = constsOf(file);
+    const stmt = file.statements.find((st) => ts.isVariableStatement(st) && st.declarationList.declarations.some((d) => ts.isIdentifier(d.name) && d.name.text === varName));
+    const sectionDoc = stmt ? jsDocOf(stmt, file) : undefined;
     if (sectionDoc) docs.set(key, sectionDoc);
     const root = consts.get(varName);
-    if (root) collectDocs(root, [key], file, consts, docs);
+    if (root) collectDocs(root, [key], file, consts, docs, 0, shared);
   }
   return docs;
 }

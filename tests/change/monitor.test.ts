@@ -55,7 +55,7 @@ describe('ChangeMonitor', () => {
     expect(await instruments.registry.metrics()).toContain('ragwatch_change_baseline_ready{metric="groundedness",judge="llm",service="rag"} 1');
     // The examples of an alert's window: since= filters by the answer's time, and a bad value is a 400 naming it.
     expect((await app.request('/api/examples?since=soon')).status).toBe(400);
-    expect(await (await app.request('/api/examples?since=soon')).json()).toEqual({ error: 'since must be a time in milliseconds since the epoch' });
+    expect(await (await app.request('/api/examples?since=soon')).json()).toEqual({ error: 'since must be a time: milliseconds since the epoch or RFC 3339 (2026-01-31T12:00:00Z)' });
     expect((await (await app.request(`/api/examples?since=${Date.UTC(2030, 0, 1)}`)).json()) as { count: number }).toMatchObject({ count: 0 });
     await quality.shutdown();
   });

@@ -42,10 +42,17 @@ describe('configuration docs', () => {
 
   it('lists every config key with a type, default column and a description', () => {
     expect(keys.length).toBeGreaterThan(50);
-    const rows = new Map(doc.split('\n').filter((l) => l.startsWith('| `')).map((l) => [l.split(' | ')[0]!.slice(3, -1), l]));
+    // Rows by section and key: two sections may share a key (`transport.kafka.tls` and `ingest.kafka.tls`).
+    const rows = new Map<string, string>();
+    let section = '';
+    for (const l of doc.split('\n')) {
+      const heading = /^## `([^`]+)`/.exec(l);
+      if (heading) section = heading[1]!;
+      else if (l.startsWith('| `')) rows.set(`${section}:${l.split(' | ')[0]!.slice(3, -1)}`, l);
+    }
     const undocumented: string[] = [];
     for (const path of keys) {
-      const row = rows.get(docKey(path));
+      const row = rows.get(`${path[0]}:${docKey(path)}`);
       const description = row?.split(' | ')[3]?.replace(/\|$/, '').trim();
       if (!description) undocumented.push(path.join('.'));
     }

@@ -32,6 +32,7 @@ export const kafkaSasl = z
   .object({
     /** `plain`, `scram-sha-256` or `scram-sha-512`; PLAIN requires TLS. */
     mechanism: z.enum(['plain', 'scram-sha-256', 'scram-sha-512']),
+    /** SASL user name. */
     username: z.string().min(1),
     /** Password (env RAGWATCH_KAFKA_SASL_PASSWORD); never printed. */
     password: z.string().min(1),
