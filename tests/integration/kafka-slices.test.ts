@@ -4,9 +4,13 @@
  * (`service.version` on the resource) are traced; each scorer sees about a third of the answers. The
  * slices role reads every scorer's records from the scores topic, counts all of them, pages the canary
  * naming `release="v2"` and says `worse` on `ragwatch_release_verdict` and `/api/releases` — while no
- * scorer exports a slice alert or a verdict (no alert fires once per replica).
+ * scorer exports a slice alert or a verdict (no alert fires once per replica). The history (every
+ * answer, the releases, the slice alert's firing) is the slices pod's, drawn at its `/`.
  */
 import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { haveKcat, startKafkaMock, type KafkaMock } from '../helpers/kafka-mock.ts';
 import { openInferenceTrace, postOtlp } from '../helpers/otlp.ts';
@@ -38,14 +42,20 @@ describe.skipIf(!enabled)('ragwatch slices over three scorer replicas', () => {
   beforeAll(async () => {
     mock = await startKafkaMock();
   });
+  const cleanups: Array<() => void> = [];
   afterAll(async () => {
     for (const p of procs) await p.cleanup();
     await mock?.stop();
+    for (const c of cleanups) c();
   });
 
   it('pages the broken canary once, from all records, naming release v2; the gate says worse; no scorer exports either', async () => {
     const config = roleConfig(mock.brokers, `slices-${randomUUID().slice(0, 8)}`);
     config.judge = { kind: 'embedded', embedded: { threads: 1 } };
+    // A store of this run's own (the slices pod's counts and history; the default ./data outlives runs).
+    const dataDir = mkdtempSync(join(tmpdir(), 'ragwatch-slices-data-'));
+    cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
+    config.store = { dataDir };
     // Test-sized: a reference after 20 answers, a verdict after 5, evaluated twice a second.
     config.alerts = { evaluationIntervalMs: 500, slices: { minReferenceSamples: 20, maxShare: 0.95 }, releases: { minSamples: 5 } };
     const [collector, slices, ...scorers] = await Promise.all([startRole('collector', config), startRole('slices', config), startRole('scorer', config), startRole('scorer', config), startRole('scorer', config)]);
@@ -85,6 +95,15 @@ describe.skipIf(!enabled)('ragwatch slices over three scorer replicas', () => {
       const t = await (await fetch(`${s.apiUrl}/metrics`)).text();
       expect(t).not.toMatch(/^ragwatch_slice_alert_active\{/m);
       expect(t).not.toMatch(/^ragwatch_release_verdict\{/m);
+      // Nor keeps a history of its share: the service's history is the slices pod's.
+      expect((await fetch(`${s.apiUrl}/api/series?service=rag-demo&metric=grounding_lexical`)).status).toBe(404);
     }
+    // The slices pod's history holds every answer, the canary's release and the slice alert's firing.
+    const series = (await (await fetch(`${slices!.apiUrl}/api/series?service=rag-demo&metric=grounding_lexical&from=${Date.now() - 3_600_000}&step=1h`)).json()) as { series: Array<{ points: Array<{ answers: number }> }>; releases: Array<{ release: string }>; firings: Array<{ name: string; labels: Record<string, string> }> };
+    expect(series.series[0]!.points.reduce((n, p) => n + p.answers, 0)).toBe(scored);
+    expect(series.releases.map((r) => r.release).sort()).toEqual(['v1', 'v2']);
+    expect(series.firings).toContainEqual(expect.objectContaining({ name: 'RagwatchGroundingLexicalSliceDrop', labels: expect.objectContaining({ dimension: 'release', slice: 'v2' }) }));
+    const page = await (await fetch(`${slices!.apiUrl}/`)).text();
+    expect(page).toContain('<figcaption><b>grounding_lexical</b>');
   }, 240_000);
 });
