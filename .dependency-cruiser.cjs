@@ -2,7 +2,7 @@
  * The one-way house of src/ (DESIGN §4, docs/architecture.md), checked by `npm run lint` and so by CI.
  * Every import points down this list:
  *
- *   top        src/cli.ts, src/commands/, src/index.ts, src/plugin.ts (the CLI, the public API, the plugin entry)
+ *   top        src/cli.ts, src/commands/, src/index.ts, src/plugin.ts, src/api/ (the CLI, the public API: main and plugin entries, named subpaths)
  *   roles      src/roles/          one short file per process role; the only place that wires stages to consumers
  *   server     src/server/         hono apps and pages: read what the consumers hold, start nothing
  *   consumers  src/metrics/        metrics and alerting (imports no capability)
@@ -23,7 +23,7 @@ const METRICS = '^src/metrics/';
 const CAPABILITIES = '^src/(store|calibration|weakness|probes|exams|change|slices|slo|conversations|history|evaluation-export|feedback)/';
 const SERVER = '^src/server/';
 const ROLES = '^src/roles/';
-const TOP = '^src/(commands/|cli[.]ts$|index[.]ts$|plugin[.]ts$)';
+const TOP = '^src/(commands/|api/|cli[.]ts$|index[.]ts$|plugin[.]ts$)';
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {

@@ -2,7 +2,8 @@
  * A host service for bench/plugin-rss.ts (run as its own process): a NodeSDK with a batch span
  * processor and, per mode, ragwatch's span processor from `ragwatch/plugin` (the built package):
  * `none` (the baseline), `forward` (to the endpoint in RAGWATCH_ENDPOINT), `inprocess` (the embedded
- * judge in the host, one worker thread) or `kafka` (brokers in RAGWATCH_KAFKA_BROKERS). It makes 20
+ * judge in the host, one worker thread) or `kafka` (brokers in RAGWATCH_KAFKA_BROKERS); `forward-main`
+ * forwards like `forward` with the processor imported from the main entry (`ragwatch`). It makes 20
  * RAG traces, flushes, lets the process settle and prints its RSS in MB as one JSON line.
  */
 import { trace } from '@opentelemetry/api';
@@ -15,8 +16,10 @@ const mode = process.argv[2] ?? 'none';
 const spanProcessors: SpanProcessor[] = [new BatchSpanProcessor({ exporter: new InMemorySpanExporter() })];
 let ragwatch: { forceFlush(): Promise<void>; shutdown(): Promise<void> } | undefined;
 if (mode !== 'none') {
-  const { RagwatchSpanProcessor } = (await import(new URL('../dist/plugin.js', import.meta.url).href)) as typeof Plugin;
-  const transport = mode === 'forward' ? { http: { endpoint: process.env.RAGWATCH_ENDPOINT!, lingerMs: 100 } } : mode === 'kafka' ? { kind: 'kafka' as const, kafka: { brokers: process.env.RAGWATCH_KAFKA_BROKERS!.split(',') } } : {};
+  // What an editor's auto-import writes (`from 'ragwatch'`) must cost no more than the plugin entry.
+  const entry = mode === 'forward-main' ? '../dist/index.js' : '../dist/plugin.js';
+  const { RagwatchSpanProcessor } = (await import(new URL(entry, import.meta.url).href)) as typeof Plugin;
+  const transport = mode === 'forward' || mode === 'forward-main' ? { http: { endpoint: process.env.RAGWATCH_ENDPOINT!, lingerMs: 100 } } : mode === 'kafka' ? { kind: 'kafka' as const, kafka: { brokers: process.env.RAGWATCH_KAFKA_BROKERS!.split(',') } } : {};
   const processor = new RagwatchSpanProcessor({ config: { capture: { traceIdleMs: 100 }, metrics: { processMetrics: false }, transport } });
   ragwatch = processor;
   spanProcessors.push(processor as unknown as SpanProcessor);

@@ -3,7 +3,10 @@
  * NodeSDK, 20 RAG traces) with ragwatch's span processor, minus the same host without it, in the same
  * run — median of 3 processes per mode:
  *  - `plugin_host_rss_mb_forward`: forwarding sampled triplets to a ragwatch endpoint (a local
- *    receiver here); target < 30 MB, gated;
+ *    receiver here), the processor imported from `ragwatch/plugin`; target < 30 MB, gated;
+ *  - `plugin_host_rss_mb_forward_main`: the same with the processor imported from the main entry
+ *    (`import { RagwatchSpanProcessor } from 'ragwatch'`, what an editor's auto-import writes); target
+ *    < 30 MB, gated;
  *  - `plugin_host_rss_mb_inprocess`: judging in the host with the embedded judge on one worker thread;
  *  - `plugin_host_rss_mb_kafka`: producing to Kafka from its own thread (only where kcat runs the mock).
  * Needs the built package (`npm run build`): the host imports `ragwatch/plugin` as users do.
@@ -35,7 +38,7 @@ const kafka = which('kcat') ? await startKafkaMock() : undefined;
 function host(mode: string): Promise<number> {
   return new Promise((resolve, reject) => {
     // The endpoint only for the forwarding host: with one set, the plugin forwards (its default).
-    const env = { ...process.env, ...(mode === 'forward' ? { RAGWATCH_ENDPOINT: `http://127.0.0.1:${(receiver.address() as { port: number }).port}` } : {}), ...(kafka ? { RAGWATCH_KAFKA_BROKERS: kafka.brokers.join(',') } : {}) };
+    const env = { ...process.env, ...(mode.startsWith('forward') ? { RAGWATCH_ENDPOINT: `http://127.0.0.1:${(receiver.address() as { port: number }).port}` } : {}), ...(kafka ? { RAGWATCH_KAFKA_BROKERS: kafka.brokers.join(',') } : {}) };
     delete (env as Record<string, string | undefined>).RAGWATCH_CONFIG;
     const child = spawn(process.execPath, ['--expose-gc', '--no-warnings', HOST, mode], { env, stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
@@ -48,16 +51,17 @@ function host(mode: string): Promise<number> {
   });
 }
 
-const rss: Record<string, number[]> = { none: [], forward: [], inprocess: [], kafka: [] };
+const rss: Record<string, number[]> = { none: [], forward: [], 'forward-main': [], inprocess: [], kafka: [] };
 for (let i = 0; i < RUNS; i++) {
-  for (const mode of ['none', 'forward', 'inprocess', ...(kafka ? ['kafka'] : [])]) rss[mode]!.push(await host(mode));
+  for (const mode of ['none', 'forward', 'forward-main', 'inprocess', ...(kafka ? ['kafka'] : [])]) rss[mode]!.push(await host(mode));
 }
 receiver.close();
 await kafka?.stop();
-if (received < RUNS * 20) throw new Error(`the forwarding hosts delivered ${received} triplets, expected ${RUNS * 20}`);
+if (received < RUNS * 40) throw new Error(`the forwarding hosts delivered ${received} triplets, expected ${RUNS * 40}`);
 const base = median(rss.none!);
 const added = (mode: string) => median(rss[mode]!) - base;
-console.error(`plugin host RSS: baseline ${base.toFixed(0)} MB; + forwarding ${added('forward').toFixed(1)} MB; + in-process judge ${added('inprocess').toFixed(1)} MB${kafka ? `; + Kafka ${added('kafka').toFixed(1)} MB` : ''} (median of ${RUNS})`);
+console.error(`plugin host RSS: baseline ${base.toFixed(0)} MB; + forwarding ${added('forward').toFixed(1)} MB (from 'ragwatch': ${added('forward-main').toFixed(1)} MB); + in-process judge ${added('inprocess').toFixed(1)} MB${kafka ? `; + Kafka ${added('kafka').toFixed(1)} MB` : ''} (median of ${RUNS})`);
 emit({ bench: 'plugin', figure: 'plugin_host_rss_mb_forward', value: added('forward'), unit: 'MB', baseline: base, ratio: null });
+emit({ bench: 'plugin', figure: 'plugin_host_rss_mb_forward_main', value: added('forward-main'), unit: 'MB', baseline: base, ratio: null });
 emit({ bench: 'plugin', figure: 'plugin_host_rss_mb_inprocess', value: added('inprocess'), unit: 'MB', baseline: base, ratio: null });
 if (kafka) emit({ bench: 'plugin', figure: 'plugin_host_rss_mb_kafka', value: added('kafka'), unit: 'MB', baseline: base, ratio: null });
