@@ -16,7 +16,7 @@ export const SCHEMA_VERSION = '2';
 export const READABLE_SCHEMA_VERSIONS: readonly string[] = ['1', '2'];
 
 /** The instrumentation convention a triplet was mapped from. */
-export const CONVENTIONS = ['genai', 'openinference', 'traceloop', 'vercel-ai', 'langfuse', 'custom'] as const;
+export const CONVENTIONS = ['genai', 'openinference', 'traceloop', 'vercel-ai', 'langfuse', 'haystack', 'custom'] as const;
 export type Convention = (typeof CONVENTIONS)[number];
 
 /** LLM-judge metrics (THELMA + claim-level faithfulness), all in [0,1], higher is better. */

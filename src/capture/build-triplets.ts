@@ -183,15 +183,66 @@ function routeOf(spans: readonly CapturedSpan[]): string | undefined {
 const short = (id: string) => id.slice(0, 8);
 const NO_LOGS: readonly CapturedLog[] = Object.freeze([]);
 
-/** True when an ancestor generation already reports the same answer (e.g. LangChain LLM span over the OpenAI client span). */
-function isNested(span: CapturedSpan, response: string | undefined, byId: ReadonlyMap<string, CapturedSpan>, gens: ReadonlyMap<string, GenerationFields>): boolean {
+/** Span ids of every ancestor of `span` (up to 64 hops). */
+function addAncestors(span: CapturedSpan, byId: ReadonlyMap<string, CapturedSpan>, into: Set<string>): void {
   let parent = span.parentSpanId ? byId.get(span.parentSpanId) : undefined;
   for (let depth = 0; parent && depth < 64; depth++) {
-    const g = gens.get(parent.spanId);
-    if (g && g.response !== undefined && g.response === response) return true;
+    into.add(parent.spanId);
     parent = parent.parentSpanId ? byId.get(parent.parentSpanId) : undefined;
   }
-  return false;
+}
+
+/** True when `b` is the inner of two overlapping calls: it started later (or ended sooner, or is later in id order). */
+function isInner(b: CapturedSpan, a: CapturedSpan): boolean {
+  if (b.startMs !== a.startMs) return b.startMs > a.startMs;
+  if (b.endMs !== a.endMs) return b.endMs < a.endMs;
+  return b.spanId > a.spanId;
+}
+
+/**
+ * Generations that are not reported, because another span of the same trace reports the same model
+ * call: several instrumentations see one call (a framework's LLM span around the client span it
+ * makes, or beside it when a streamed call runs outside the framework span's context). Of the
+ * generations of one trace with the same answer whose spans nest or overlap in time, only the
+ * innermost is reported: it is the call itself, with the messages really sent (the earlier turns),
+ * its token counts and its first-chunk time; the outer ones are wrappers. A generation without an
+ * answer around one with an answer (LlamaIndex's `OpenAI.stream` around `OpenAI.stream_chat`) is a
+ * wrapper too, not an incomplete answer.
+ */
+function wrappers(generations: readonly Classified[], fields: ReadonlyMap<string, GenerationFields>, byId: ReadonlyMap<string, CapturedSpan>): Set<string> {
+  const skipped = new Set<string>();
+  const answered = generations.filter((g) => fields.get(g.span.spanId)!.response !== undefined);
+  if (generations.length < 2 || answered.length === 0) return skipped;
+  const aroundAnswers = new Set<string>();
+  for (const g of answered) addAncestors(g.span, byId, aroundAnswers);
+  const byAnswer = new Map<string, CapturedSpan[]>();
+  for (const g of generations) {
+    const response = fields.get(g.span.spanId)!.response;
+    if (response === undefined) {
+      if (aroundAnswers.has(g.span.spanId)) skipped.add(g.span.spanId);
+      continue;
+    }
+    const key = `${g.span.traceId}\n${response}`;
+    const same = byAnswer.get(key);
+    if (same) same.push(g.span);
+    else byAnswer.set(key, [g.span]);
+  }
+  for (const same of byAnswer.values()) {
+    if (same.length < 2) continue;
+    for (const a of same) {
+      const ancestors = new Set<string>();
+      addAncestors(a, byId, ancestors);
+      for (const b of same) {
+        if (a === b || ancestors.has(b.spanId)) continue;
+        const overlap = b.startMs <= a.endMs && a.startMs <= b.endMs;
+        if (isWithin(b, a, byId) || (overlap && isInner(b, a))) {
+          skipped.add(a.spanId);
+          break;
+        }
+      }
+    }
+  }
+  return skipped;
 }
 
 /**
@@ -229,11 +280,12 @@ export function buildTriplets(spans: readonly CapturedSpan[], options: BuildOpti
   for (const s of spans) byId.set(s.spanId, s);
   const route = routeOf(spans);
   const max = options.maxTextChars;
+  const skipped = wrappers(generations, genFields, byId);
 
   const outcomes: GenerationOutcome[] = [];
   for (const { span, mapper } of generations) {
     const gen = genFields.get(span.spanId)!;
-    if (isNested(span, gen.response, byId, genFields)) continue;
+    if (skipped.has(span.spanId)) continue;
     const explain: OutcomeExplanation = { spanName: span.name };
     let sources: Source[] | undefined;
     let query: string | undefined;
@@ -291,7 +343,7 @@ export function buildTriplets(spans: readonly CapturedSpan[], options: BuildOpti
       // Copied only when clipped: capture redacts every triplet into new objects before any sink sees it.
       sources: sources!.map((s) => (s.content.length > max ? { ...s, content: clip(s.content, max) } : s)),
       response: clip(gen.response!, max),
-      latency: latencyOf(span, gen.inputTokens, gen.outputTokens),
+      latency: latencyOf(span, gen.inputTokens, gen.outputTokens, gen.firstTokenAtMs),
       convention: mapper.name,
     };
     if (route !== undefined) triplet.route = route;

@@ -14,8 +14,12 @@ const FIRST_CHUNK_EVENTS = new Set([
   'llm.content.completion.chunk',
 ]);
 
-/** Time to first token in milliseconds, or undefined when the span does not say. */
-export function ttftMs(span: CapturedSpan): number | undefined {
+/**
+ * Time to first token in milliseconds, or undefined when the span does not say. `firstTokenAtMs` is
+ * the first token's arrival a mapper read out of the span's content (Haystack's
+ * `completion_start_time`); it counts only when it falls inside the span.
+ */
+export function ttftMs(span: CapturedSpan, firstTokenAtMs?: number): number | undefined {
   const a = span.attributes;
   const seconds = num(a, 'gen_ai.response.time_to_first_chunk') ?? num(a, 'gen_ai.client.operation.time_to_first_chunk');
   if (seconds !== undefined) return seconds * 1000;
@@ -26,6 +30,7 @@ export function ttftMs(span: CapturedSpan): number | undefined {
     const t = Date.parse(completionStart.replace(/^"+|"+$/g, ''));
     if (Number.isFinite(t)) return Math.max(0, t - span.startMs);
   }
+  if (firstTokenAtMs !== undefined && firstTokenAtMs >= span.startMs && firstTokenAtMs <= span.endMs) return firstTokenAtMs - span.startMs;
   // An evicted first-chunk event would make the earliest surviving one wrong: unknown instead.
   if (span.droppedEventsCount > 0) return undefined;
   for (const ev of span.events) {
@@ -34,11 +39,11 @@ export function ttftMs(span: CapturedSpan): number | undefined {
   return undefined;
 }
 
-/** Latency of a generation span, given its token counts. */
-export function latencyOf(span: CapturedSpan, inputTokens?: number, outputTokens?: number): Latency {
+/** Latency of a generation span, given its token counts (and the first token's arrival, where a mapper read it). */
+export function latencyOf(span: CapturedSpan, inputTokens?: number, outputTokens?: number, firstTokenAtMs?: number): Latency {
   const durationMs = Math.max(0, span.endMs - span.startMs);
   const latency: Latency = { durationMs };
-  const ttft = ttftMs(span);
+  const ttft = ttftMs(span, firstTokenAtMs);
   if (ttft !== undefined) latency.ttftMs = ttft;
   if (inputTokens !== undefined) latency.inputTokens = Math.round(inputTokens);
   if (outputTokens !== undefined) latency.outputTokens = Math.round(outputTokens);

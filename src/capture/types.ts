@@ -66,6 +66,8 @@ export interface GenerationFields {
   inputMessages?: Array<{ role: string; content: string }>;
   /** A messages attribute was present but unreadable (malformed): why, for `--explain`; it is ignored. */
   inputMessagesIgnored?: string;
+  /** When the first output token arrived, epoch milliseconds, where the convention records it in content (TTFT). */
+  firstTokenAtMs?: number;
 }
 
 /** What a convention mapper reads off a retrieval (retriever/reranker/tool) span. */

@@ -1,6 +1,6 @@
 /**
  * buildTriplets rules the real-library tests do not isolate: which retrieval feeds a generation,
- * nested generations reported once, the stable id, and truncation.
+ * one model call seen by several instrumentations reported once, the stable id, and truncation.
  */
 import { describe, expect, it } from 'vitest';
 import { buildTriplets, isoTimestamp, tripletId } from '../../src/capture/build-triplets.ts';
@@ -73,12 +73,37 @@ describe('buildTriplets', () => {
     expect(out[0]).toMatchObject({ kind: 'triplet', triplet: { sources: [{ content: 'own' }] } });
   });
 
-  it('a generation nested under a generation with the same answer is reported once, by the outer span', () => {
+  it('one model call seen by several instrumentations is reported once, by the innermost span (the call itself)', () => {
     const outer = llm('same', 10, 30);
-    const inner = llm('same', 12, 28, { parentSpanId: outer.spanId });
-    const out = build([retriever('d', 0, 5), outer, inner]);
+    const middle = llm('same', 11, 29, { parentSpanId: outer.spanId });
+    const inner = llm('same', 12, 28, { parentSpanId: middle.spanId });
+    for (const order of [[outer, middle, inner], [inner, middle, outer]]) {
+      const out = build([retriever('d', 0, 5), ...order]);
+      expect(out).toHaveLength(1);
+      expect(out[0]).toMatchObject({ kind: 'triplet', triplet: { spanId: inner.spanId, id: tripletId(T, inner.spanId) } });
+    }
+  });
+
+  it('a streamed call beside its framework span (same answer, overlapping, not nested) is reported once, by the later-starting span', () => {
+    const parent = span({}, 0, 40);
+    const framework = llm('same', 10, 35, { parentSpanId: parent.spanId });
+    const client = llm('same', 12, 33, { parentSpanId: parent.spanId });
+    const out = build([retriever('d', 0, 5), framework, client, parent]);
     expect(out).toHaveLength(1);
-    expect(out[0]).toMatchObject({ kind: 'triplet', triplet: { spanId: outer.spanId, id: tripletId(T, outer.spanId) } });
+    expect(out[0]).toMatchObject({ kind: 'triplet', triplet: { spanId: client.spanId } });
+  });
+
+  it('the same answer twice in sequence (not overlapping) is two calls, both reported', () => {
+    const out = build([retriever('d', 0, 5), llm('same', 10, 20), llm('same', 21, 30)]);
+    expect(out.map((o) => o.kind)).toEqual(['triplet', 'triplet']);
+  });
+
+  it('a generation without an answer around one with an answer is a wrapper, not an incomplete outcome', () => {
+    const wrapper = span({ 'openinference.span.kind': 'LLM', 'llm.input_messages.0.message.role': 'user', 'llm.input_messages.0.message.content': 'q?' }, 10, 30);
+    const call = llm('a', 11, 29, { parentSpanId: wrapper.spanId });
+    expect(build([retriever('d', 0, 5), wrapper, call])).toMatchObject([{ kind: 'triplet', triplet: { spanId: call.spanId } }]);
+    // Alone, a generation without an answer is still reported as incomplete.
+    expect(build([retriever('d', 0, 5), wrapper])).toMatchObject([{ kind: 'incomplete', missing: ['response'] }]);
   });
 
   it('clips every text field at maxTextChars', () => {

@@ -90,11 +90,17 @@ export interface PythonServiceOptions {
   scenarios?: ReadonlyArray<'answer' | 'stream' | 'chat'>;
   /** The instrumentation set the service runs under (RAG_INSTRUMENTATION: how it marks a conversation). */
   instrumentation: string;
-  /** Run under `opentelemetry-instrument` (zero-code instrumentation). Default true. */
+  /**
+   * Run under `opentelemetry-instrument` (zero-code instrumentation and its OTLP exporters). Default:
+   * true, except for traceloop and langfuse, whose SDKs set up their own exporter in code.
+   */
   instrument?: boolean;
   /** `OTEL_SERVICE_NAME`. */
   serviceName: string;
-  /** OTLP endpoint (base URL) and protocol of `opentelemetry-instrument`'s exporters. */
+  /**
+   * Where the spans go: an OTLP base URL (`http://127.0.0.1:4317` for gRPC, `…:4318` for HTTP) and the
+   * protocol, given to each library the way its users give it (see {@link exportEnv}).
+   */
   otlp?: { endpoint: string; protocol: 'grpc' | 'http/protobuf' };
   /** The fake LLM's base URL with `/v1` (`OPENAI_BASE_URL`). */
   openaiBaseUrl: string;
@@ -136,11 +142,25 @@ function serviceEnv(o: PythonServiceOptions): Record<string, string> {
     HAYSTACK_TELEMETRY_ENABLED: 'False',
     DO_NOT_TRACK: '1',
   };
-  if (o.otlp) {
-    env.OTEL_EXPORTER_OTLP_ENDPOINT = o.otlp.endpoint;
-    env.OTEL_EXPORTER_OTLP_PROTOCOL = o.otlp.protocol;
+  return { ...env, ...(o.otlp ? exportEnv(o.instrumentation, o.otlp) : {}), ...o.extraEnv };
+}
+
+/**
+ * The settings that send a library's spans to an OTLP endpoint, as its users set them:
+ * `opentelemetry-instrument` reads `OTEL_EXPORTER_OTLP_*`; Traceloop.init reads `TRACELOOP_BASE_URL`
+ * (`http://` → OTLP/HTTP, `grpc://` → OTLP/gRPC); Langfuse exports OTLP/HTTP to `LANGFUSE_BASE_URL` +
+ * `LANGFUSE_OTEL_TRACES_EXPORT_PATH` with Basic auth from its keys, or hands its spans to an OTLP/gRPC
+ * exporter the service passes it (`Langfuse(span_exporter=…)`, reading `OTEL_EXPORTER_OTLP_*`).
+ */
+export function exportEnv(instrumentation: string, otlp: { endpoint: string; protocol: 'grpc' | 'http/protobuf' }): Record<string, string> {
+  const otel = { OTEL_EXPORTER_OTLP_ENDPOINT: otlp.endpoint, OTEL_EXPORTER_OTLP_PROTOCOL: otlp.protocol };
+  // Traceloop also exports metrics to the same place unless told not to (ragwatch takes traces and logs).
+  if (instrumentation === 'traceloop') return { TRACELOOP_BASE_URL: otlp.protocol === 'grpc' ? otlp.endpoint.replace(/^https?:/, 'grpc:') : otlp.endpoint, TRACELOOP_METRICS_ENABLED: 'false' };
+  if (instrumentation === 'langfuse') {
+    const keys = { LANGFUSE_PUBLIC_KEY: 'pk-lf-test', LANGFUSE_SECRET_KEY: 'sk-lf-test' };
+    return otlp.protocol === 'grpc' ? { ...keys, ...otel } : { ...keys, LANGFUSE_BASE_URL: otlp.endpoint, LANGFUSE_OTEL_TRACES_EXPORT_PATH: 'v1/traces' };
   }
-  return { ...env, ...o.extraEnv };
+  return otel;
 }
 
 /** Runs a service to the end: it answers its scenarios, its SDK flushes at exit. Rejects on a timeout. */
@@ -149,7 +169,8 @@ export function runPythonService(o: PythonServiceOptions): Promise<PythonRun> {
   if (!venv) throw new Error(`python env ${o.env} is not made: run tests/python/setup.sh ${o.env}`);
   const script = join(SERVICES, o.service);
   const args = [join(venv, 'bin/python'), script, (o.scenarios ?? ['answer', 'stream', 'chat']).join(',')];
-  const [cmd, ...rest] = o.instrument === false ? args : [join(venv, 'bin/opentelemetry-instrument'), ...args];
+  const instrument = o.instrument ?? !['traceloop', 'langfuse'].includes(o.instrumentation);
+  const [cmd, ...rest] = instrument ? [join(venv, 'bin/opentelemetry-instrument'), ...args] : args;
   const child = spawn(cmd!, rest, { cwd: SERVICES, env: serviceEnv(o), stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';

@@ -10,6 +10,7 @@
  * docs/capture.md. Without it, the observed capabilities must equal the committed ones.
  */
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../../src/config/load.ts';
@@ -18,10 +19,11 @@ import { startApp, type RunningApp } from '../../src/roles/start.ts';
 import type { SampledTriplet, ScoreRecord } from '../../src/triplet.ts';
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/openai-server.ts';
 import { checkCapture, unscored, type Capabilities, type CaptureCheck } from '../capture/helpers/python-capture.ts';
-import { PROMPT_CONTEXT_PATTERN, type Combination } from '../capture/helpers/python-combinations.ts';
+import { COMBINATIONS, PROMPT_CONTEXT_PATTERN, type Combination } from '../capture/helpers/python-combinations.ts';
 import { startOtlpRecorder, type OtlpRecorder } from '../helpers/otlp-recorder.ts';
 import { ROOT, waitFor } from '../helpers/process.ts';
-import { runPythonService, scenarioResponder, type PythonRun } from '../helpers/python.ts';
+import { havePython, runPythonService, scenarioResponder, type PythonRun } from '../helpers/python.ts';
+import { bagOfWordsEmbedding } from '../fakes/openai-server.ts';
 
 /** The fake LLM's delay before the first streamed chunk. */
 export const FIRST_CHUNK_DELAY_MS = 150;
@@ -74,7 +76,7 @@ export class PythonHarness {
         if (triplet) this.#triplets.push(triplet);
       },
     });
-    this.fake = await startFakeOpenAI(scenarioResponder({ firstChunkDelayMs: FIRST_CHUNK_DELAY_MS }));
+    this.fake = await startFakeOpenAI(scenarioResponder({ firstChunkDelayMs: FIRST_CHUNK_DELAY_MS }), { embed: (text) => bagOfWordsEmbedding(text) });
     this.recorder = await startOtlpRecorder({ forwardTo: `http://127.0.0.1:${this.app.otlp.port}` });
     await waitFor(() => this.app.pipeline.ready, 120_000, 200);
   }
@@ -95,7 +97,7 @@ export class PythonHarness {
       env: combo.env,
       service: combo.service,
       instrumentation: combo.kind,
-      instrument: combo.instrument ?? true,
+      ...(combo.instrument !== undefined ? { instrument: combo.instrument } : {}),
       serviceName,
       otlp: { endpoint, protocol: transport },
       openaiBaseUrl: this.fake.baseURL,
@@ -124,4 +126,35 @@ export class PythonHarness {
     writeFileSync(join(dir, 'reports.json'), `${JSON.stringify(run.reports, null, 2)}\n`);
     writeFileSync(join(dir, 'capture.json'), `${JSON.stringify({ capabilities: check.capabilities }, null, 2)}\n`);
   }
+}
+
+/**
+ * The suite of one environment: every combination of it, over OTLP/gRPC and OTLP/HTTP, through one
+ * `ragwatch start`. Each answered turn is one triplet with the question, the retrieved documents and
+ * the answer, and is scored; no other triplet appears; what is captured equals the committed
+ * capabilities (capture.json).
+ */
+export function pythonCaptureSuite(env: string): void {
+  const combos = COMBINATIONS.filter((c) => c.env === env);
+  const ready = havePython(`python-${env}`, [env]);
+  describe.skipIf(!ready)(`Python services in the ${env} environment → ragwatch start`, () => {
+    const harness = new PythonHarness();
+    beforeAll(() => harness.start(), 180_000);
+    afterAll(() => harness.stop());
+
+    for (const combo of combos) {
+      for (const transport of TRANSPORTS) {
+        it(`${combo.framework} + ${combo.instrumentation} over ${transport}`, { timeout: 240_000 }, async () => {
+          const { run, triplets, check, unscored } = await harness.run(combo, transport);
+          expect(run.reports.map((r) => `${r.scenario}/${r.turn}`)).toEqual(['answer/1', 'stream/1', 'chat/1', 'chat/2']);
+          // What a library does not give is a missing capability (below), never a wrong value.
+          expect(check.problems.filter((p) => !/^stream: TTFT/.test(p))).toEqual([]);
+          expect(check.phantoms).toEqual([]);
+          expect(triplets).toHaveLength(run.reports.length);
+          expect(unscored).toEqual([]);
+          expect(check.capabilities).toEqual(committedCapabilities(combo.id) ?? 'run once with RAGWATCH_WRITE_FIXTURES=1');
+        });
+      }
+    }
+  });
 }

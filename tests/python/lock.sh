@@ -14,7 +14,7 @@ export PIP_CACHE_DIR="$cache/pip" PIP_DISABLE_PIP_VERSION_CHECK=1
 tools="$cache/tools/pip-tools-7.6.2"
 if [ ! -x "$tools/bin/pip-compile" ]; then
   "$python" -m venv "$tools"
-  "$tools/bin/python" -m pip install --quiet pip-tools==7.6.2
+  "$tools/bin/python" -m pip install --quiet pip==26.3 pip-tools==7.6.2
 fi
 upgrade=()
 if [ "${1:-}" = "--upgrade" ]; then upgrade=(--upgrade); shift; fi

@@ -3,7 +3,8 @@
 # the clone: ~/.cache/ragwatch/python/venvs/<env>-<first 16 hex of the lock's sha256>/.
 #
 # Each lock (envs/<env>/requirements.txt, made by tests/python/lock.sh) pins every package with its
-# hashes: pip checks each download (--require-hashes), takes wheels only (nothing is compiled) and
+# hashes: pip checks each download (--require-hashes), takes wheels (a package published only as
+# source, listed in envs/<env>/source-only, is built from its checked sdist; nothing is compiled) and
 # shares downloads between environments through one cache (~/.cache/ragwatch/python/pip). An
 # environment whose lock is unchanged is reused as it is. The tests need no network at run time.
 #
@@ -40,16 +41,30 @@ for env in "${envs[@]}"; do
   venv="$cache/venvs/$env-$key"
   # The marker is written last: a half-made environment (interrupted install) is made again.
   if [ -f "$venv/.ragwatch-ready" ] && [ "$(cat "$venv/.ragwatch-ready")" = "$pyversion" ]; then
+    touch "$venv/.ragwatch-ready"
     echo "python env $env: reused $venv"
     continue
   fi
   started=$SECONDS
   rm -rf "$venv"
   "$python" -m venv "$venv"
-  "$venv/bin/python" -m pip install --quiet --require-hashes --only-binary :all: --no-deps -r "$lock"
+  # Wheels only, except the few packages published as source alone (envs/<env>/source-only, one name
+  # a line): those are built with the environment's own setuptools, no build download.
+  source_only=()
+  if [ -f "$here/envs/$env/source-only" ]; then
+    while read -r name; do [ -n "$name" ] && source_only+=(--no-binary "$name"); done < <(grep -v '^#' "$here/envs/$env/source-only")
+    # Their build tools come from the lock too, hashed, installed first.
+    awk '/^[a-z]/ { keep = ($0 ~ /^(setuptools|wheel)==/) } keep' "$lock" > "$venv/build-tools.txt"
+    "$venv/bin/python" -m pip install --quiet --require-hashes --no-deps --only-binary :all: -r "$venv/build-tools.txt"
+  fi
+  "$venv/bin/python" -m pip install --quiet --require-hashes --no-deps --no-build-isolation --only-binary :all: "${source_only[@]}" -r "$lock"
   "$venv/bin/python" -m pip check
   echo "$pyversion" > "$venv/.ragwatch-ready"
   echo "python env $env: created $venv in $((SECONDS - started)) s"
-  # Environments of older locks of this set, unused for a week, are removed (the cache stays bounded).
-  find "$cache/venvs" -maxdepth 1 -name "$env-*" ! -name "$env-$key" -mtime +7 -exec rm -rf {} + 2>/dev/null || true
+  # Environments of older locks of this set are removed when half-made or unused for a week (the
+  # cache stays bounded; another checkout on an older lock makes its own again).
+  for old in "$cache/venvs/$env"-*; do
+    [ "$old" = "$venv" ] || [ ! -d "$old" ] && continue
+    if [ ! -f "$old/.ragwatch-ready" ] || [ -n "$(find "$old/.ragwatch-ready" -mtime +7)" ]; then rm -rf "$old"; fi
+  done
 done

@@ -7,12 +7,13 @@
 import type { ConventionMapper } from '../types.ts';
 import { createCustomMapper, customMapper, type CustomConventionOptions } from './custom.ts';
 import { genAiMapper } from './genai.ts';
+import { haystackMapper } from './haystack.ts';
 import { langfuseMapper } from './langfuse.ts';
 import { openInferenceMapper } from './openinference.ts';
 import { traceloopMapper } from './traceloop.ts';
 import { vercelAiMapper } from './vercel-ai.ts';
 
-const BUILT_IN: readonly ConventionMapper[] = [openInferenceMapper, langfuseMapper, traceloopMapper, vercelAiMapper, genAiMapper];
+const BUILT_IN: readonly ConventionMapper[] = [openInferenceMapper, langfuseMapper, traceloopMapper, vercelAiMapper, haystackMapper, genAiMapper];
 
 /** Built-in mappers in priority order, with the custom mapper on its default attribute names. */
 export const DEFAULT_MAPPERS: readonly ConventionMapper[] = [...BUILT_IN, customMapper];

@@ -36,8 +36,8 @@ class Answer(NamedTuple):
     sources: list[dict]
 
 
-# (question, earlier turns as [{"role", "content"}], stream) -> Answer
-Pipeline = Callable[[str, list, bool], Answer]
+# (question, earlier turns as [{"role", "content"}] in the chat scenario else None, stream) -> Answer
+Pipeline = Callable[[str, "list | None", bool], Answer]
 
 
 def format_context(docs: list[dict]) -> str:
@@ -47,6 +47,88 @@ def format_context(docs: list[dict]) -> str:
 
 def instrumentation() -> str:
     return os.environ.get("RAG_INSTRUMENTATION", "")
+
+
+_set_up = False
+
+
+def setup(framework: str = "") -> None:
+    """Starts the instrumentations that are set up in code (the others come from opentelemetry-instrument),
+    as their users do: once, at start, before the frameworks are imported."""
+    global _set_up
+    if _set_up:
+        return
+    _set_up = True
+    kind = instrumentation()
+    if kind == "openinference" and framework == "llamaindex":
+        # opentelemetry-instrument skips openinference-instrumentation-llama-index 4.6.1 unless
+        # llama-index-multi-modal-llms-openai is installed (its `instruments` extra names it, and the
+        # `llama-index` package no longer brings it): instrumented in code, as Arize's docs show.
+        from openinference.instrumentation.llama_index import LlamaIndexInstrumentor
+
+        LlamaIndexInstrumentor().instrument()
+    elif kind == "traceloop":
+        from traceloop.sdk import Traceloop
+
+        # TRACELOOP_BASE_URL: http://host:4318 (OTLP/HTTP) or grpc://host:4317 (OTLP/gRPC).
+        Traceloop.init(app_name=os.environ.get("OTEL_SERVICE_NAME", "rag-service"), telemetry_enabled=False)
+    elif kind == "langfuse":
+        from langfuse import Langfuse
+
+        if os.environ.get("OTEL_EXPORTER_OTLP_PROTOCOL") == "grpc":
+            # Langfuse exports OTLP/HTTP; an OTLP/gRPC exporter can be handed to it instead.
+            from opentelemetry.exporter.otlp.proto.grpc.trace_exporter import OTLPSpanExporter
+
+            Langfuse(span_exporter=OTLPSpanExporter(insecure=True))
+        else:
+            # LANGFUSE_BASE_URL=http://host:4318 with LANGFUSE_OTEL_TRACES_EXPORT_PATH=v1/traces.
+            Langfuse()
+
+
+def callbacks() -> list:
+    """LangChain callback handlers the library asks its users to pass (Langfuse's); none for the others."""
+    if instrumentation() == "langfuse":
+        from langfuse.langchain import CallbackHandler
+
+        return [CallbackHandler()]
+    return []
+
+
+def shutdown() -> None:
+    """Flushes the exporters that are not opentelemetry-instrument's (it flushes its own at exit)."""
+    kind = instrumentation()
+    if kind == "langfuse":
+        from langfuse import get_client
+
+        get_client().shutdown()
+
+
+def traced_retrieval(fn: Callable) -> Callable:
+    """Marks an app's own retrieval function the way each library's users do (where it has a way)."""
+    kind = instrumentation()
+    if kind == "traceloop":
+        from traceloop.sdk.decorators import task
+
+        return task(name="retrieve_documents")(fn)
+    if kind == "langfuse":
+        from langfuse import observe
+
+        return observe(name="retrieve", as_type="retriever")(fn)
+    return fn
+
+
+def traced_turn(fn: Callable) -> Callable:
+    """Marks an app's own request handler the way each library's users do (where it has a way)."""
+    kind = instrumentation()
+    if kind == "traceloop":
+        from traceloop.sdk.decorators import workflow
+
+        return workflow(name="rag_turn")(fn)
+    if kind == "langfuse":
+        from langfuse import observe
+
+        return observe(name="rag-turn")(fn)
+    return fn
 
 
 @contextlib.contextmanager
@@ -85,13 +167,14 @@ def report(scenario: str, turn: int, question: str, answer: Answer, stream: bool
 
 def run(pipeline: Pipeline, wrap: Callable[[str, Callable[[], Answer]], Answer] | None = None) -> None:
     """Answers the scenarios named on the command line; `wrap(name, call)` runs each turn (e.g. in an app span)."""
+    setup()
     wanted = sys.argv[1].split(",") if len(sys.argv) > 1 and sys.argv[1] else ["answer", "stream", "chat"]
     call = wrap or (lambda _name, fn: fn())
     turns = SCENARIO["turns"]
     for name in wanted:
         if name in ("answer", "stream"):
             q = turns[name]["question"]
-            report(name, 1, q, call(name, lambda: pipeline(q, [], name == "stream")), name == "stream")
+            report(name, 1, q, call(name, lambda: pipeline(q, None, name == "stream")), name == "stream")
         elif name == "chat":
             history: list[dict] = []
             with conversation(os.environ.get("RAG_SESSION_ID", "conversation-1")):
@@ -102,3 +185,4 @@ def run(pipeline: Pipeline, wrap: Callable[[str, Callable[[], Answer]], Answer] 
                     history += [{"role": "user", "content": q}, {"role": "assistant", "content": a.text}]
         else:
             raise SystemExit(f"unknown scenario {name!r} (answer, stream, chat)")
+    shutdown()

@@ -3,18 +3,20 @@
 
 from __future__ import annotations
 
-from operator import itemgetter
+from common import Answer, DOCUMENTS, MODEL, SYSTEM_PROMPT, TOP_K, callbacks, format_context, run, setup
 
-from langchain_core.documents import Document
-from langchain_core.embeddings import DeterministicFakeEmbedding
-from langchain_core.messages import AIMessage, HumanMessage
-from langchain_core.output_parsers import StrOutputParser
-from langchain_core.prompts import ChatPromptTemplate, MessagesPlaceholder
-from langchain_core.runnables import RunnablePassthrough
-from langchain_core.vectorstores import InMemoryVectorStore
-from langchain_openai import ChatOpenAI
+# Instrumentations set up in code start before the frameworks are imported.
+setup()
 
-from common import DOCUMENTS, MODEL, SYSTEM_PROMPT, TOP_K, Answer, format_context, run
+from operator import itemgetter  # noqa: E402
+from langchain_core.documents import Document  # noqa: E402
+from langchain_core.embeddings import DeterministicFakeEmbedding  # noqa: E402
+from langchain_core.messages import AIMessage, HumanMessage  # noqa: E402
+from langchain_core.output_parsers import StrOutputParser  # noqa: E402
+from langchain_core.prompts import ChatPromptTemplate, MessagesPlaceholder  # noqa: E402
+from langchain_core.runnables import RunnablePassthrough  # noqa: E402
+from langchain_core.vectorstores import InMemoryVectorStore  # noqa: E402
+from langchain_openai import ChatOpenAI  # noqa: E402
 
 store = InMemoryVectorStore(DeterministicFakeEmbedding(size=64))
 store.add_documents([Document(page_content=d["text"], id=d["id"], metadata={"source": d["id"]}) for d in DOCUMENTS])
@@ -33,14 +35,15 @@ answer_chain = RunnablePassthrough.assign(context=lambda x: format_context(as_do
 chain = RunnablePassthrough.assign(docs=itemgetter("question") | retriever).assign(answer=answer_chain)
 
 
-def answer(question: str, history: list, stream: bool) -> Answer:
-    messages = [HumanMessage(m["content"]) if m["role"] == "user" else AIMessage(m["content"]) for m in history]
+def answer(question: str, history: list | None, stream: bool) -> Answer:
+    messages = [HumanMessage(m["content"]) if m["role"] == "user" else AIMessage(m["content"]) for m in history or []]
     inputs = {"question": question, "history": messages}
+    config = {"callbacks": callbacks()}
     if not stream:
-        out = chain.invoke(inputs)
+        out = chain.invoke(inputs, config=config)
         return Answer(out["answer"], as_docs(out["docs"]))
     text, docs = "", []
-    for chunk in chain.stream(inputs):
+    for chunk in chain.stream(inputs, config=config):
         docs = chunk.get("docs", docs)
         text += chunk.get("answer", "")
     return Answer(text, as_docs(docs))
