@@ -202,12 +202,14 @@ function isInner(b: CapturedSpan, a: CapturedSpan): boolean {
 /**
  * Generations that are not reported, because another span of the same trace reports the same model
  * call: several instrumentations see one call (a framework's LLM span around the client span it
- * makes, or beside it when a streamed call runs outside the framework span's context). Of the
- * generations of one trace with the same answer whose spans nest or overlap in time, only the
- * innermost is reported: it is the call itself, with the messages really sent (the earlier turns),
- * its token counts and its first-chunk time; the outer ones are wrappers. A generation without an
- * answer around one with an answer (LlamaIndex's `OpenAI.stream` around `OpenAI.stream_chat`) is a
- * wrapper too, not an incomplete answer.
+ * makes, beside it when a streamed call runs outside the framework span's context, or before it when
+ * the framework span ends as soon as it hands out the stream). Two generations of one trace with the
+ * same answer are one call when their spans nest or overlap in time, or when they answer the same
+ * question (the same last user message). Of one call only the innermost span is reported (else the
+ * one that started last): it is the call itself, with the messages really sent (the earlier turns),
+ * its token counts and its first-chunk time; the others are wrappers. A generation without an answer
+ * around one with an answer (LlamaIndex's `OpenAI.stream` around `OpenAI.stream_chat`) is a wrapper
+ * too, not an incomplete answer.
  */
 function wrappers(generations: readonly Classified[], fields: ReadonlyMap<string, GenerationFields>, byId: ReadonlyMap<string, CapturedSpan>): Set<string> {
   const skipped = new Set<string>();
@@ -227,6 +229,10 @@ function wrappers(generations: readonly Classified[], fields: ReadonlyMap<string
     if (same) same.push(g.span);
     else byAnswer.set(key, [g.span]);
   }
+  const question = (span: CapturedSpan) => {
+    const f = fields.get(span.spanId)!;
+    return f.inputMessages ? lastOfRole(f.inputMessages, 'user') : f.query;
+  };
   for (const same of byAnswer.values()) {
     if (same.length < 2) continue;
     for (const a of same) {
@@ -234,8 +240,13 @@ function wrappers(generations: readonly Classified[], fields: ReadonlyMap<string
       addAncestors(a, byId, ancestors);
       for (const b of same) {
         if (a === b || ancestors.has(b.spanId)) continue;
+        if (isWithin(b, a, byId)) {
+          skipped.add(a.spanId);
+          break;
+        }
         const overlap = b.startMs <= a.endMs && a.startMs <= b.endMs;
-        if (isWithin(b, a, byId) || (overlap && isInner(b, a))) {
+        const asked = question(a);
+        if ((overlap || (asked !== undefined && asked === question(b))) && !isWithin(a, b, byId) && isInner(b, a)) {
           skipped.add(a.spanId);
           break;
         }

@@ -93,9 +93,18 @@ describe('buildTriplets', () => {
     expect(out[0]).toMatchObject({ kind: 'triplet', triplet: { spanId: client.spanId } });
   });
 
-  it('the same answer twice in sequence (not overlapping) is two calls, both reported', () => {
-    const out = build([retriever('d', 0, 5), llm('same', 10, 20), llm('same', 21, 30)]);
+  it('the same answer to two questions in sequence is two calls, both reported', () => {
+    const other = span({ 'openinference.span.kind': 'LLM', 'llm.input_messages.0.message.role': 'user', 'llm.input_messages.0.message.content': 'another q?', 'llm.output_messages.0.message.role': 'assistant', 'llm.output_messages.0.message.content': 'same' }, 21, 30);
+    const out = build([retriever('d', 0, 5), llm('same', 10, 20), other]);
     expect(out.map((o) => o.kind)).toEqual(['triplet', 'triplet']);
+  });
+
+  it('a framework span that ends when it hands out the stream, before the client call it starts, is the same call: reported once, by the later span', () => {
+    const parent = span({}, 0, 40);
+    const framework = llm('same', 10, 11, { parentSpanId: parent.spanId });
+    const client = llm('same', 15, 30, { parentSpanId: parent.spanId });
+    const out = build([retriever('d', 0, 5), framework, client, parent]);
+    expect(out).toMatchObject([{ kind: 'triplet', triplet: { spanId: client.spanId } }]);
   });
 
   it('a generation without an answer around one with an answer is a wrapper, not an incomplete outcome', () => {

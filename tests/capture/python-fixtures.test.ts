@@ -24,12 +24,12 @@ const capture = loadConfig({ env: {}, overrides: { capture: { custom: { promptCo
 
 const read = <T>(dir: string, file: string): T | undefined => (existsSync(join(dir, file)) ? (JSON.parse(readFileSync(join(dir, file), 'utf8')) as T) : undefined);
 
-/** The triplets capture builds from a recorded combination. */
-function tripletsOf(dir: string): { triplets: Triplet[]; ignored: string[] } {
+/** The triplets capture builds from a recorded combination (without the prompt pattern: `withPrompt` false). */
+function tripletsOf(dir: string, withPrompt = true): { triplets: Triplet[]; ignored: string[] } {
   const spans = decodeTraces(readFileSync(join(dir, 'traces.json')), 'application/json').spans;
   const logs = existsSync(join(dir, 'logs.json')) ? decodeLogs(readFileSync(join(dir, 'logs.json')), 'application/json').logs : [];
   const ignored: string[] = [];
-  const promptSources = createPromptSourceExtractor(capture.custom);
+  const promptSources = withPrompt ? createPromptSourceExtractor(capture.custom) : undefined;
   const outcomes = buildTriplets(spans, { mappers: createMappers(capture.custom), defaultService: capture.defaultService, maxTextChars: capture.maxTextChars, conversation: capture.conversation, ...(promptSources ? { promptSources } : {}), onIgnored: (_s, op) => ignored.push(op) }, logs);
   return { triplets: outcomes.flatMap((o) => (o.kind === 'triplet' ? [o.triplet] : [])), ignored };
 }
@@ -50,6 +50,9 @@ describe('captured from the recorded Python spans', () => {
       // Whatever a library does not give is a missing capability, never a wrong value.
       const wrong = check.problems.filter((p) => !/^(stream: TTFT|phantom)/.test(p));
       if (check.capabilities.query && check.capabilities.sources && check.capabilities.response) expect(wrong).toEqual([]);
+      // Sources come from a retriever span, or only from the prompt, as the combination says (the table says which).
+      const withoutPattern = checkCapture(reports, tripletsOf(dir, false).triplets, FIRST_CHUNK_DELAY_MS);
+      expect(withoutPattern.capabilities.sources).toBe(!combo.sourcesFromPrompt);
     });
   }
 });

@@ -19,7 +19,7 @@ import { startApp, type RunningApp } from '../../src/roles/start.ts';
 import type { SampledTriplet, ScoreRecord } from '../../src/triplet.ts';
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/openai-server.ts';
 import { checkCapture, unscored, type Capabilities, type CaptureCheck } from '../capture/helpers/python-capture.ts';
-import { COMBINATIONS, PROMPT_CONTEXT_PATTERN, type Combination } from '../capture/helpers/python-combinations.ts';
+import { COMBINATIONS, PROMPT_CONTEXT_PATTERN, TRANSPORTS, type Combination, type Transport } from '../capture/helpers/python-combinations.ts';
 import { startOtlpRecorder, type OtlpRecorder } from '../helpers/otlp-recorder.ts';
 import { ROOT, waitFor } from '../helpers/process.ts';
 import { havePython, runPythonService, scenarioResponder, type PythonRun } from '../helpers/python.ts';
@@ -30,8 +30,6 @@ export const FIRST_CHUNK_DELAY_MS = 150;
 /** capture.traceIdleMs of the test's ragwatch. */
 const TRACE_IDLE_MS = 300;
 export const FIXTURES = join(ROOT, 'tests/fixtures/otlp/python');
-export type Transport = 'grpc' | 'http/protobuf';
-export const TRANSPORTS: readonly Transport[] = ['grpc', 'http/protobuf'];
 
 /** What one run of a combination gave. */
 export interface CombinationRun {

@@ -8,6 +8,9 @@
  * LlamaIndex.TS (`@traceloop/instrumentation-llamaindex`): `{snake(class)}.retrieve` tasks whose
  * input is `{"args":["<query>"],"kwargs":{}}` (or `{"args":[],"kwargs":{"query":…}}`) and whose
  * output is `JSON.stringify(NodeWithScore[])`: `[{"node":{"id_","text","metadata",…},"score"}]`.
+ * Python LlamaIndex (`opentelemetry-instrumentation-llamaindex`): `{Class}.task` spans
+ * (`VectorIndexRetriever.task`) whose input is `{"query_bundle":{"query_str":…}}` and whose output is
+ * a list of NodeWithScore JSON strings.
  * @module
  */
 import { asObject, contentText, documentOf, documentsOf, flatMetadata, indexed, jsonOf, pathOf, str } from '../attributes.ts';
@@ -22,14 +25,24 @@ function isTraceloop(span: CapturedSpan): boolean {
   return span.scope.startsWith('@traceloop/') || span.attributes['traceloop.span.kind'] !== undefined || span.attributes['traceloop.workflow.name'] !== undefined;
 }
 
+/** A LlamaIndex `QueryBundle` (`{query_str, …}`) or a plain query string. */
+function queryBundleText(value: AttrValue | undefined): string | undefined {
+  if (typeof value === 'string') return value;
+  const text = asObject(value)?.['query_str'];
+  return typeof text === 'string' ? text : undefined;
+}
+
 /**
  * The query of a retriever task input: `{query}`, `{kwargs:{query}}`, `{args:[query]}` or plain
- * text. A query may also be LlamaIndex message content (`[{type:'text', text}]`).
+ * text. A query may also be LlamaIndex message content (`[{type:'text', text}]`), or a Python
+ * LlamaIndex `QueryBundle` (`{query_bundle: {query_str}}`, `{str_or_query_bundle: …}`).
  */
 export function entityQuery(input: AttrValue | undefined): string | undefined {
   const parsed = jsonOf(input);
   if (typeof parsed === 'string') return parsed;
   const obj = asObject(parsed);
+  const bundle = queryBundleText(obj?.['query_bundle'] ?? obj?.['str_or_query_bundle']);
+  if (bundle !== undefined) return bundle;
   const direct = contentText(obj?.['query'] ?? asObject(obj?.['kwargs'])?.['query'] ?? asObject(obj?.['kwargs'])?.['input']);
   if (direct !== undefined) return direct;
   const args = obj?.['args'];
@@ -49,7 +62,11 @@ export function entityQuery(input: AttrValue | undefined): string | undefined {
  * `metadata.ref_doc_id` (Python LlamaIndex's name), since chunk ids are fresh UUIDs per ingestion.
  */
 export function entitySources(output: AttrValue | undefined): Source[] {
-  const parsed = jsonOf(output);
+  let parsed = jsonOf(output);
+  // Python LlamaIndex: a list of NodeWithScore objects each serialised to a JSON string.
+  if (Array.isArray(parsed) && parsed.some((item) => typeof item === 'string' && asObject(pathOf(jsonOf(item), 'node')) !== undefined)) {
+    parsed = parsed.map((item) => (typeof item === 'string' ? (jsonOf(item) ?? item) : item));
+  }
   if (!Array.isArray(parsed) || !parsed.some((item) => asObject(pathOf(item, 'node')) !== undefined)) return documentsOf(parsed);
   return parsed.flatMap((item) => {
     const doc = documentOf(item);

@@ -33,12 +33,16 @@ export interface Combination {
   sourcesFromPrompt?: boolean;
 }
 
+/** The OTLP transports every combination is run over (OTLP/gRPC first: Python's default). */
+export const TRANSPORTS = ['grpc', 'http/protobuf'] as const;
+export type Transport = (typeof TRANSPORTS)[number];
+
 /** `capture.custom.promptContextPattern` of the services' prompt (`Context:` then `[id] text` lines). */
 export const PROMPT_CONTEXT_PATTERN = String.raw`Context:\n(?<context>[\s\S]*)$`;
 
 const OPENINFERENCE_CONTENT = 'on by default (`OPENINFERENCE_HIDE_INPUTS` / `…_OUTPUTS` / `…_INPUT_MESSAGES` / `…_OUTPUT_MESSAGES` must not be set)';
 const TRACELOOP_CONTENT = 'on by default (`TRACELOOP_TRACE_CONTENT=false` turns it off)';
-const GENAI_CONTENT = '`OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=span_only|event_only|span_and_event` (off by default; with `event_only`, export logs too: `OTEL_LOGS_EXPORTER=otlp`)';
+const GENAI_CONTENT = '`OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT` = `span_only`, `event_only` or `span_and_event` (off by default; `event_only` needs the logs exported too: `OTEL_LOGS_EXPORTER=otlp`, the default of `opentelemetry-instrument`)';
 const HAYSTACK_CONTENT = '`HAYSTACK_CONTENT_TRACING_ENABLED=true` (off by default)';
 const LANGFUSE_CONTENT = 'always (the SDK records what it is given)';
 
