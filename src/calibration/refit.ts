@@ -75,6 +75,11 @@ export class Refitter {
     return labelledPoints(this.#answers(), this.#o.labelMetrics).get(`${metric}\u0000${judge}`)?.points ?? [];
   }
 
+  /** The labelled points of every (metric, judge), by `metric\u0000judge` (the agreement table: one read of the store). */
+  allPoints(): Map<string, LabelledScore[]> {
+    return new Map([...labelledPoints(this.#answers(), this.#o.labelMetrics)].map(([k, g]) => [k, g.points]));
+  }
+
   /** Refits now when enough new labels arrived (or `force`); resolves with the models in use after it. */
   refit(force = false): Promise<CalibrationModel[] | undefined> {
     if (this.#running) return this.#running;

@@ -24,6 +24,7 @@ import { BUILTIN_REGISTRY } from '../metric-registry.ts';
 import { ingestSection } from './sections/ingest.ts';
 import { historySection } from './sections/history.ts';
 import { evaluationExportSection } from './sections/evaluation-export.ts';
+import { feedbackSection } from './sections/feedback.ts';
 
 export const configSchema = z
   .object({
@@ -44,6 +45,7 @@ export const configSchema = z
     history: historySection.prefault({}),
     evaluationExport: evaluationExportSection.prefault({}),
     evaluators: evaluatorsSection,
+    feedback: feedbackSection.prefault({}),
     log: logSection.prefault({}),
   })
   .strict()

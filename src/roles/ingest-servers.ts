@@ -8,7 +8,7 @@
 import type { CapturedLog, CapturedSpan } from '../capture/types.ts';
 import type { RagwatchConfig } from '../config/schema.ts';
 import { ConfigError, errorMessage } from '../errors.ts';
-import { createIngestApp, ingestGuardOf, type IngestOutcome } from '../server/ingest-app.ts';
+import { createIngestApp, ingestGuardOf, type IngestAppOptions, type IngestOutcome } from '../server/ingest-app.ts';
 import { startGrpcIngest, type GrpcIngest } from '../server/ingest-grpc.ts';
 import type { SampledTriplet } from '../triplet.ts';
 import { listen, type RunningServer } from './serve.ts';
@@ -22,6 +22,8 @@ export interface IngestHooks {
   saturation?: () => string | undefined;
   /** Sampled triplets a plugin forwards (`POST /v1/ragwatch/triplets`); absent: not served. */
   onTriplets?: (triplets: SampledTriplet[]) => void;
+  /** End users' feedback (`POST /v1/ragwatch/feedback`); absent: not served. */
+  feedback?: IngestAppOptions['feedback'];
 }
 
 /** The running ingest servers. */
@@ -47,7 +49,7 @@ export async function startIngestServers(server: RagwatchConfig['server'], hooks
     ...(hooks.saturation ? { saturation: hooks.saturation } : {}),
   };
   const guard = ingestGuardOf(limits);
-  const app = createIngestApp({ ...limits, guard, onSpans: hooks.onSpans, onLogs: hooks.onLogs, requestTimeoutMs: server.requestTimeoutMs, onOutcome: hooks.onOutcome, ...(hooks.onTriplets ? { onTriplets: hooks.onTriplets } : {}) });
+  const app = createIngestApp({ ...limits, guard, onSpans: hooks.onSpans, onLogs: hooks.onLogs, requestTimeoutMs: server.requestTimeoutMs, onOutcome: hooks.onOutcome, ...(hooks.onTriplets ? { onTriplets: hooks.onTriplets } : {}), ...(hooks.feedback ? { feedback: hooks.feedback } : {}) });
   const http = await listen(app, server.host, server.otlpPort);
   let grpc: GrpcIngest | undefined;
   if (server.otlpGrpc) {

@@ -12,6 +12,7 @@ import { loadCalibrationFile } from '../calibration/load-file.ts';
 import { Refitter } from '../calibration/refit.ts';
 import type { RagwatchConfig } from '../config/schema.ts';
 import type { ExamMonitor } from '../exams/monitor.ts';
+import type { FeedbackView } from '../feedback/types.ts';
 import type { HistoryView } from '../history/types.ts';
 import type { Logger } from '../log.ts';
 import type { AlertEvaluator, MetricAlertRule } from '../metrics/evaluator.ts';
@@ -79,6 +80,8 @@ export class QualityMonitor implements RecordSink {
   readonly review: ReviewStore | undefined;
   /** The exam reports (`exams.files`), set by the role that serves them. */
   exams: ExamMonitor | undefined;
+  /** End users' feedback and its join with the verdicts (`feedback`), set by the role that keeps it. */
+  feedback: FeedbackView | undefined;
   /** Quality over time, set by the role that keeps it (the one that sees every score record). */
   history: HistoryView | undefined;
   readonly #config: RagwatchConfig;

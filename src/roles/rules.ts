@@ -11,11 +11,12 @@ import { examplesBaseUrl, qualityRuleGroups, type RuleGroup } from '../metrics/r
 import { probeRuleGroup } from '../probes/rules.ts';
 import { sliceRuleGroups } from '../slices/rules.ts';
 import { sloRuleGroups } from '../slo/rules.ts';
+import { feedbackRuleGroups } from '../feedback/rules.ts';
 
 /** The rule groups generated from the configuration. */
 export function generateRules(config: RagwatchConfig): { groups: RuleGroup[] } {
   const { ruleInterval } = config.alerts;
   const examples = examplesBaseUrl(config);
   // Suite thresholds are series, so the probe and exam rules are the same for every config (and inert without a prober).
-  return { groups: [...qualityRuleGroups(config), ...changeRuleGroups(config, examples), ...sliceRuleGroups(config, examples), ...sloRuleGroups(config, examples), probeRuleGroup(ruleInterval, examples), examRuleGroup(ruleInterval, examples)] };
+  return { groups: [...qualityRuleGroups(config), ...changeRuleGroups(config, examples), ...sliceRuleGroups(config, examples), ...sloRuleGroups(config, examples), ...feedbackRuleGroups(config), probeRuleGroup(ruleInterval, examples), examRuleGroup(ruleInterval, examples)] };
 }

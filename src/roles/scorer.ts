@@ -13,6 +13,7 @@ import { createInstruments, instrumentsOptionsFromConfig } from '../telemetry/in
 import { createKafka } from '../transport/kafka-client.ts';
 import { TopicModelBus } from '../weakness/topic-bus.ts';
 import { createEvaluationExport } from '../evaluation-export/create.ts';
+import { startFeedback } from './feedback.ts';
 import { startHttpServers, type HttpServers } from './http-servers.ts';
 import { Pipeline } from './pipeline.ts';
 import { QualityMonitor } from './quality.ts';
@@ -43,6 +44,10 @@ export async function startScorer(config: RagwatchConfig, logger: Logger = silen
   // Each replica exports the verdicts of the answers it scores.
   const evaluationExport = createEvaluationExport(config, { registry: instruments.registry, logger });
   if (evaluationExport) pipeline.sinks.add(evaluationExport);
+  // Every replica holds all feedback (the labels topic) and the answers it scored; joined pairs are shared.
+  const feedback = await startFeedback(config, { registry: instruments.registry, logger, role: 'scorer', notifier: quality.notifier });
+  if (feedback?.sink) pipeline.sinks.add(feedback.sink);
+  if (feedback) quality.feedback = feedback.hub;
   const servers = await startHttpServers(config.server, { registry: instruments.registry, ready: () => pipeline.ready, quality, summary: () => configSummary(config) }, logger);
   logger.info({ metrics: `http://${config.server.host}:${servers.http.port}/metrics`, group: config.transport.kafka.groupId, judge: pipeline.judge.kind }, 'ragwatch scorer started');
   pipeline.start().then(
@@ -50,6 +55,7 @@ export async function startScorer(config: RagwatchConfig, logger: Logger = silen
     (err: unknown) => logger.error({ err }, 'scorer failed to start'),
   );
   quality.start();
+  feedback?.start();
   let stopping: Promise<void> | undefined;
   return {
     pipeline,
@@ -59,6 +65,7 @@ export async function startScorer(config: RagwatchConfig, logger: Logger = silen
       (stopping ??= (async () => {
         await pipeline.shutdown();
         await evaluationExport?.shutdown();
+        await feedback?.shutdown();
         await labelBus?.shutdown();
         await topicBus?.shutdown();
         await quality.shutdown();

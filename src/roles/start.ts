@@ -27,6 +27,8 @@ import { createOtlpTopicIngest, type OtlpTopicIngest } from './otlp-topics.ts';
 import { openHistory } from '../history/create.ts';
 import { metricRegistryOf } from '../metric-registry.ts';
 import { createEvaluationExport } from '../evaluation-export/create.ts';
+import { RecentAnswers } from '../feedback/recent-answers.ts';
+import { feedbackRoute, startFeedback } from './feedback.ts';
 
 /** Share of `capture.maxBufferedSpans` above which new OTLP requests are refused whole (503). */
 const CAPTURE_FULL = 0.9;
@@ -76,7 +78,12 @@ export async function startApp(config: RagwatchConfig, logger: Logger = silentLo
   // Sampling by topic: the scoring process's own model; a collector reads the shared one from Kafka.
   const shared = role === 'collector' ? sharedSamplingTopics(config, logger) : undefined;
   const topicOf = shared?.topics.topicOf ?? new SamplingTopics(() => quality.topics?.model).topicOf;
-  const pipeline = new Pipeline({ config, instruments, sinks: [quality], ...(options.judge ? { judge: options.judge } : {}), role, logger, forwardSpans, topicOf });
+  // Feedback on answers never judged still gets their service: capture remembers what it saw.
+  const recent = config.feedback.enabled ? new RecentAnswers() : undefined;
+  const pipeline = new Pipeline({ config, instruments, sinks: [quality], ...(options.judge ? { judge: options.judge } : {}), role, logger, forwardSpans, topicOf, ...(recent ? { onOutcome: recent.note } : {}) });
+  const feedback = await startFeedback(config, { registry: instruments.registry, logger, role: role === 'all' ? 'start' : 'collector', notifier: quality.notifier, ...(recent ? { recent } : {}) });
+  if (feedback?.sink) pipeline.sinks.add(feedback.sink);
+  if (feedback && role === 'all') quality.feedback = feedback.hub;
   // The history is kept where every score is seen: here when this process scores (a collector scores none).
   const history = role === 'all' ? await openHistory(config, { registry: instruments.registry, logger, serviceOf: (r) => quality.scores.serviceOf(r), thresholds: () => quality.scores.thresholds(), metrics: metricRegistryOf(config) }) : undefined;
   if (history) {
@@ -102,12 +109,16 @@ export async function startApp(config: RagwatchConfig, logger: Logger = silentLo
   let ingest: IngestServers;
   try {
     ingest = await startIngestServers(server, {
-      onSpans: (spans) => pipeline.ingestSpans(spans, 'otlp'),
+      onSpans: (spans) => {
+        pipeline.ingestSpans(spans, 'otlp');
+        feedback?.onSpans(spans);
+      },
       onLogs: (logs) => pipeline.ingestLogs(logs, 'otlp'),
       saturation,
       onOutcome: (outcome) => recordIngestOutcome(pipeline.instruments, outcome),
       // Triplets a plugin captured, redacted and sampled in its host: judged here like our own sampled ones.
       ...(role === 'all' ? { onTriplets: (triplets: SampledTriplet[]) => receiveForwarded(pipeline, triplets) } : {}),
+      ...(feedback ? { feedback: feedbackRoute(server, feedback) } : {}),
     });
   } catch (err) {
     await servers.close();
@@ -120,6 +131,7 @@ export async function startApp(config: RagwatchConfig, logger: Logger = silentLo
   );
   otlpTopics?.start();
   quality.start();
+  feedback?.start();
   history?.start();
   prober?.start();
   logger.info({ otlp: `http://${server.host}:${otlp.port}/v1/traces`, ...(ingest.grpc ? { otlpGrpc: `${server.host}:${ingest.grpc.port}` } : {}), metrics: `http://${server.host}:${http.port}/metrics` }, 'ragwatch started');
@@ -141,6 +153,7 @@ export async function startApp(config: RagwatchConfig, logger: Logger = silentLo
         await ingest.close(server.shutdownGraceMs);
         await pipeline.shutdown();
         await evaluationExport?.shutdown();
+        await feedback?.shutdown();
         await quality.shutdown();
         await history?.shutdown();
         await quality.exams?.shutdown();

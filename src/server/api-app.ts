@@ -12,6 +12,7 @@ import type { CalibrationMonitor } from '../calibration/monitor.ts';
 import type { Refitter } from '../calibration/refit.ts';
 import type { RagwatchConfig } from '../config/schema.ts';
 import type { ExamMonitor } from '../exams/monitor.ts';
+import type { FeedbackView } from '../feedback/types.ts';
 import type { MetricAlertRule } from '../metrics/evaluator.ts';
 import type { ExamplesBuffer, ExamplesQuery } from '../metrics/examples.ts';
 import type { QualityStatus } from '../metrics/score-metrics.ts';
@@ -46,6 +47,8 @@ export interface UiSources {
   readonly calibration: CalibrationMonitor | undefined;
   readonly refitter: Refitter | undefined;
   readonly exams: ExamMonitor | undefined;
+  /** End users' feedback and its join with the verdicts; absent where feedback is off. */
+  readonly feedback?: FeedbackView | undefined;
   /** Slice alerts and live release verdicts; absent where the `ragwatch slices` role runs them. */
   readonly slices: SliceView | undefined;
   /** Quality over time (the front door's charts, `/api/series`); absent where another process keeps it. */
@@ -241,7 +244,13 @@ function mountUi(app: Hono, quality: UiSources, options: Pick<ApiAppOptions, 're
   app.get('/api/slices', (c) => c.json({ slices: quality.slices?.status() ?? [] }));
   app.get('/weaknesses', (c) => c.html(renderWeaknessesPage(quality.weaknessView(), /^[a-z][a-z0-9_]{0,63}$/.test(c.req.query('metric') ?? '') ? c.req.query('metric') : undefined), 200, pageHeaders()));
   const { calibration } = quality.settings;
-  mountReview(app, quality.review, { questions: calibration.questions, concepts: [...new Set([...Object.keys(calibration.questions), ...Object.keys(calibration.labelMetrics)])], calibration: quality.calibration, refitter: quality.refitter, traceUrlTemplate });
+  mountReview(app, quality.review, { questions: calibration.questions, concepts: [...new Set([...Object.keys(calibration.questions), ...Object.keys(calibration.labelMetrics)])], calibration: quality.calibration, refitter: quality.refitter, traceUrlTemplate, feedback: quality.feedback });
+  app.get('/api/feedback', (c) => {
+    const traceId = c.req.query('traceId') ?? '';
+    if (!/^[0-9a-f]{32}$/.test(traceId)) return c.json({ error: 'traceId must be a trace id: 32 lower-case hex digits' }, 400);
+    if (!quality.feedback) return c.json({ error: 'feedback is off (config key "feedback.enabled") or kept by another process' }, 404);
+    return c.json({ traceId, feedback: quality.feedback.forTrace(traceId) });
+  });
   const thresholds = Object.fromEntries(quality.rules.map((r) => [r.metric, r.threshold]));
 
   app.get('/api/status', (c) => c.json({ ready: options.ready(), config: options.summary?.() ?? {}, ...quality.status(), probes: probeSummary(options.probes?.runs() ?? []), probeAlerts: options.probes?.firing() ?? [] }));
@@ -254,7 +263,7 @@ function mountUi(app: Hono, quality: UiSources, options: Pick<ApiAppOptions, 're
   app.get('/examples', (c) => {
     const q = parseQuery((k) => c.req.query(k));
     if (typeof q === 'string') return c.text(q, 400);
-    const html = renderExamplesPage(quality.examples.query(q), { ...(q.metric ? { metric: q.metric } : {}), ...(q.below !== undefined ? { below: q.below } : {}), ...(q.service !== undefined ? { service: q.service } : {}), ...(q.sinceMs !== undefined ? { fromMs: q.sinceMs } : {}), ...(q.untilMs !== undefined ? { toMs: q.untilMs } : {}), oldestMs: quality.examples.oldestMs(), thresholds, traceUrlTemplate });
+    const html = renderExamplesPage(quality.examples.query(q), { ...(q.metric ? { metric: q.metric } : {}), ...(q.below !== undefined ? { below: q.below } : {}), ...(q.service !== undefined ? { service: q.service } : {}), ...(q.sinceMs !== undefined ? { fromMs: q.sinceMs } : {}), ...(q.untilMs !== undefined ? { toMs: q.untilMs } : {}), oldestMs: quality.examples.oldestMs(), thresholds, traceUrlTemplate, feedbackOf: (t) => quality.feedback?.forTrace(t) ?? [] });
     return c.html(html, 200, pageHeaders());
   });
 }

@@ -6,7 +6,8 @@
  * @module
  */
 import { applyMap } from '../calibration/fit.ts';
-import { ece } from '../calibration/measures.ts';
+import { aucWithInterval, ece, type AucInterval } from '../calibration/measures.ts';
+import type { UserLabelledScore } from '../feedback/types.ts';
 import type { CalibrationModel, LabelledScore } from '../calibration/types.ts';
 import { escapeHtml, renderPage } from './layout.ts';
 
@@ -51,8 +52,51 @@ ${series(raw, '#e67e22', 'raw')}${series(calibrated, '#2563eb', 'calibrated')}
 <text x="${PAD + 6}" y="${PAD + 14}" fill="#e67e22">raw score</text><text x="${PAD + 6}" y="${PAD + 28}" fill="#2563eb">calibrated</text></svg>`;
 }
 
+/** One judge metric's agreement with reviewers' labels and with end users' feedback. */
+export interface AgreementRow {
+  metric: string;
+  judge: string;
+  /** AUC of the score against the reviewers' labels (the label concepts that calibrate it); null without both classes. */
+  reviewers: AucInterval | null;
+  /** AUC of the score against the users' feedback (positive = good); null without both classes. */
+  users: AucInterval | null;
+}
+
+/** Every (metric, judge) with user feedback or reviewer labels, with both agreements. */
+export function agreementRows(userPoints: readonly UserLabelledScore[], reviewerPoints: (metric: string, judge: string) => readonly LabelledScore[], extra: ReadonlyArray<{ metric: string; judge: string }> = []): AgreementRow[] {
+  const users = new Map<string, { scores: number[]; labels: Array<0 | 1> }>();
+  for (const p of userPoints) {
+    const key = `${p.metric}\u0000${p.judge}`;
+    const g = users.get(key) ?? { scores: [], labels: [] };
+    g.scores.push(p.score);
+    g.labels.push(p.label);
+    users.set(key, g);
+  }
+  const keys = new Set([...users.keys(), ...extra.map((e) => `${e.metric}\u0000${e.judge}`)]);
+  return [...keys].sort().map((key) => {
+    const [metric, judge] = key.split('\u0000') as [string, string];
+    const u = users.get(key);
+    const r = reviewerPoints(metric, judge);
+    return { metric, judge, users: u ? aucWithInterval(u.scores, u.labels) : null, reviewers: r.length > 0 ? aucWithInterval(r.map((p) => p.score), r.map((p) => p.label)) : null };
+  });
+}
+
+function aucCell(a: AucInterval | null, cls: string): string {
+  if (!a) return `<td class="${cls}">n/a <span class="meta">(needs good and bad labels)</span></td>`;
+  const ci = a.lower === null || a.upper === null ? 'interval n/a' : `${Math.round(a.level * 100)} % CI ${a.lower.toFixed(2)}–${a.upper.toFixed(2)}`;
+  return `<td class="${cls}" data-auc="${a.auc.toFixed(4)}" data-good="${a.positives}" data-bad="${a.negatives}">${a.auc.toFixed(2)} <span class="meta">(${ci}; ${a.positives} good, ${a.negatives} bad)</span></td>`;
+}
+
+/** The agreement table: each judge metric against reviewers and against users, side by side. */
+export function agreementSection(rows: readonly AgreementRow[]): string {
+  const body = rows.map((r) => `<tr data-metric="${escapeHtml(r.metric)}" data-judge="${escapeHtml(r.judge)}"><th>${escapeHtml(r.metric)} <span class="meta">(${escapeHtml(r.judge)})</span></th>${aucCell(r.reviewers, 'reviewers')}${aucCell(r.users, 'users')}</tr>`).join('');
+  return `<section id="agreement"><h2>Agreement with people</h2>
+<p class="meta">ROC-AUC of each judge score against people's verdicts: 1 = the score always ranks good answers above bad ones, 0.5 = chance. Reviewers: the labels given at /review. Users: end users' feedback (thumbs up or a good rating = good; docs/feedback.md), a separate source, never mixed with the reviewers'. DeLong interval.</p>
+${rows.length > 0 ? `<table><thead><tr><th>metric</th><th>reviewers</th><th>users</th></tr></thead><tbody>${body}</tbody></table>` : '<p>No labelled answer yet: no reviewer label and no user feedback joined to a scored answer.</p>'}</section>`;
+}
+
 /** The page: one section per calibration in use, with its labelled points from the store. */
-export function renderCalibrationPage(models: readonly CalibrationModel[], points: (m: CalibrationModel) => LabelledScore[], nowMs: number): string {
+export function renderCalibrationPage(models: readonly CalibrationModel[], points: (m: CalibrationModel) => LabelledScore[], nowMs: number, agreement?: readonly AgreementRow[]): string {
   const sections = models.map((m) => {
     const pts = points(m);
     const y = pts.map((p) => p.label);
@@ -69,6 +113,7 @@ ${pts.length > 0 ? reliabilitySvg(reliabilityBins(raw, y), reliabilityBins(cal, 
     path: '/calibration',
     body: `<h1>Judge calibration</h1>
 <p class="meta">A judge score means what humans say about answers with that score. Points on the dashed diagonal are perfectly calibrated; orange is the raw score, blue the calibrated probability. Label answers at <a href="/review">/review</a>; JSON at <code>/api/calibration</code>.</p>
+${agreement ? agreementSection(agreement) : ''}
 ${sections.length > 0 ? sections.join('\n') : '<p>No calibration in use yet: label answers at /review (a fit needs calibration.minLabels labels), or load one with calibration.file.</p>'}`,
   });
 }

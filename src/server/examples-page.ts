@@ -6,6 +6,7 @@
  */
 import type { Example } from '../metrics/examples.ts';
 import type { ScoreRecord } from '../triplet.ts';
+import type { FeedbackItem } from '../feedback/types.ts';
 import { escapeHtml, renderPage, traceRef } from './layout.ts';
 
 /** Texts of the example's unsupported claims and tokens (claims not supported by the sources, embedded-judge tokens). */
@@ -66,7 +67,17 @@ const STYLE = `main{max-width:60rem}details.history{margin:.3rem 0;color:#333}de
 .meta{color:#555;font-size:.85rem}.scores span{display:inline-block;margin:.1rem .5rem .1rem 0;padding:0 .4rem;border-radius:3px;background:#eee}
 .scores .low{background:#fbd5d5}mark.unsupported{background:#ffb3b3;text-decoration:underline wavy #b00}
 details{margin-top:.4rem}blockquote{margin:.3rem 0;padding:.3rem .6rem;border-left:3px solid #ccc;background:#fafafa;white-space:pre-wrap}
-.answer{white-space:pre-wrap}.risk{color:#900;font-weight:600}ul.evaluators{margin:.3rem 0;padding-left:1.2rem;font-size:.9rem}`;
+.answer{white-space:pre-wrap}.risk{color:#900;font-weight:600}ul.evaluators{margin:.3rem 0;padding-left:1.2rem;font-size:.9rem}.feedback .fb-negative{color:#b00;font-weight:600}.feedback .fb-positive{color:#070}`;
+
+/** End users' feedback on an answer, next to the judge's verdict (`<p class="feedback">`); empty without any. */
+export function feedbackLine(items: readonly FeedbackItem[]): string {
+  if (items.length === 0) return '';
+  const one = (f: FeedbackItem) => {
+    const what = f.kind === 'thumbs' ? (f.value >= 1 ? 'thumbs up' : 'thumbs down') : `rated ${f.value}/5`;
+    return `<span class="fb-${f.polarity}" data-polarity="${f.polarity}">${what}${f.comment ? `: “${escapeHtml(f.comment)}”` : ''}</span>`;
+  };
+  return `<p class="feedback"><b>Users:</b> ${items.slice(0, 5).map(one).join(' · ')}${items.length > 5 ? ` · ${items.length - 5} more` : ''}</p>`;
+}
 
 /** Options of {@link renderExamplesPage}; all optional. */
 export interface ExamplesPageOptions {
@@ -77,6 +88,8 @@ export interface ExamplesPageOptions {
   thresholds?: Readonly<Record<string, number>>;
   /** `server.traceUrlTemplate`: trace ids link to the tracing backend. */
   traceUrlTemplate?: string | undefined;
+  /** End users' feedback on a trace (shown next to the verdict). */
+  feedbackOf?: (traceId: string) => readonly FeedbackItem[];
   /** Service filter shown in the heading. */
   service?: string;
   /** The window asked for (a history chart's step or firing), milliseconds since the epoch. */
@@ -96,7 +109,7 @@ function windowLine(o: ExamplesPageOptions): string {
   return `<p class="meta window">Answers ${escapeHtml(asked)}${o.service ? ` of service ${escapeHtml(o.service)}` : ''}.${escapeHtml(gone)}</p>`;
 }
 
-function renderExample(e: Example, thresholds: Readonly<Record<string, number>>, traceUrl: string | undefined): string {
+function renderExample(e: Example, thresholds: Readonly<Record<string, number>>, traceUrl: string | undefined, feedback: readonly FeedbackItem[] = []): string {
   const r = e.record;
   const { html, unmatched } = highlight(e.response, unsupportedSpans(e));
   const scores = Object.entries(r.scores)
@@ -123,7 +136,7 @@ function renderExample(e: Example, thresholds: Readonly<Record<string, number>>,
 <div class="meta">${escapeHtml(r.timestamp)} · service ${escapeHtml(r.service)}${e.route ? ` · route ${escapeHtml(e.route)}` : ''} · ${escapeHtml(r.judge.kind)} judge${r.judge.model ? ` (${escapeHtml(r.judge.model)})` : ''} · trace ${traceRef(r.traceId, traceUrl)}</div>
 ${conversationBlock(r)}<p><b>Q:</b> ${escapeHtml(e.query)}</p>
 <div class="answer"><b>A:</b> ${html}</div>${extra}${missing}${risk}${evaluators}
-<div class="scores">${scores}</div>
+<div class="scores">${scores}</div>${feedbackLine(feedback)}
 <details><summary>${e.sources.length} sources</summary>${sources}</details>
 </article>`;
 }
@@ -142,7 +155,7 @@ export function conversationBlock(r: Pick<ScoreRecord, 'conversation'>): string 
 /** The whole page. */
 export function renderExamplesPage(examples: readonly Example[], options: ExamplesPageOptions = {}): string {
   const filter = options.metric ? ` — ${escapeHtml(options.metric)}${options.below !== undefined ? ` below ${options.below}` : ''}` : '';
-  const body = examples.length > 0 ? examples.map((e) => renderExample(e, options.thresholds ?? {}, options.traceUrlTemplate)).join('\n') : '<p>No low-scoring examples in the buffer.</p>';
+  const body = examples.length > 0 ? examples.map((e) => renderExample(e, options.thresholds ?? {}, options.traceUrlTemplate, options.feedbackOf?.(e.record.traceId))).join('\n') : '<p>No low-scoring examples in the buffer.</p>';
   return renderPage({
     title: 'examples',
     path: '/examples',

@@ -32,7 +32,7 @@ export type IngestReason =
 
 /** What happened to one ingest request. */
 export interface IngestOutcome {
-  endpoint: '/v1/traces' | '/v1/logs' | '/v1/ragwatch/triplets';
+  endpoint: '/v1/traces' | '/v1/logs' | '/v1/ragwatch/triplets' | '/v1/ragwatch/feedback';
   /**
    * OTLP/HTTP, OTLP/gRPC (its status is then the HTTP status the gRPC one mirrors), or a message of an
    * OTLP Kafka topic (`ingest.kafka`; one message counts as one request, its status as an HTTP one).
@@ -65,7 +65,15 @@ export interface IngestAppOptions extends IngestGuardOptions {
    * route is not served. Must not throw.
    */
   onTriplets?: (triplets: SampledTriplet[]) => void;
+  /**
+   * End users' feedback (`POST /v1/ragwatch/feedback`, docs/feedback.md); without it the route is not
+   * served. `refusal`: why every request is refused (403), e.g. no token on a non-loopback address.
+   */
+  feedback?: { accept(body: unknown): { ok: true; id: string; polarity: string } | { ok: false; error: string }; refusal?: string };
 }
+
+/** Largest feedback body, bytes. */
+const MAX_FEEDBACK_BYTES = 16 * 1024;
 
 /** The admission guard of the ingest limits: one largest body, received and decompressed, always fits. */
 export function ingestGuardOf(options: IngestGuardOptions & { maxBodyBytes?: number }): IngestGuard {
@@ -196,9 +204,44 @@ export function createIngestApp(options: IngestAppOptions): Hono {
     }
   }
 
+  /** `POST /v1/ragwatch/feedback`: one feedback item as JSON; 202 once counted and kept, 4xx with the reason. */
+  async function feedback(c: Context, f: NonNullable<IngestAppOptions['feedback']>): Promise<Response> {
+    const done = (status: IngestStatus, reason: IngestReason, body: Record<string, unknown>, headers: Record<string, string> = {}): Response => {
+      options.onOutcome?.({ endpoint: '/v1/ragwatch/feedback', transport: 'http', status, reason, accepted: status === 202 ? 1 : 0, rejected: status === 400 ? 1 : 0 });
+      return c.json(body, status, headers);
+    };
+    if (f.refusal !== undefined) return done(403, 'unauthorized', { error: f.refusal });
+    const refusal = guard.admit(c.req.header('authorization'));
+    if (refusal) return done(refusal.status, refusal.reason, { error: refusal.message }, refusal.retryAfterSeconds !== undefined ? { 'Retry-After': String(refusal.retryAfterSeconds) } : {});
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(new IngestTimeoutError(timeoutMs)), timeoutMs);
+    timer.unref();
+    try {
+      if ((c.req.header('content-type') ?? '').split(';')[0]!.trim().toLowerCase() !== 'application/json') return done(415, 'unsupported_media_type', { error: 'Content-Type must be application/json' });
+      const raw = await readLimited(c.req.raw.body, MAX_FEEDBACK_BYTES, controller.signal, () => true);
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(raw.toString('utf8'));
+      } catch (err) {
+        return done(400, 'invalid', { error: `body is not JSON: ${errorMessage(err)}` });
+      }
+      const r = f.accept(parsed);
+      return r.ok ? done(202, 'ok', { accepted: true, id: r.id, polarity: r.polarity }) : done(400, 'invalid', { error: r.error });
+    } catch (err) {
+      if (err instanceof OtlpDecodeError) return done(err.status === 413 ? 413 : 400, err.status === 413 ? 'too_large' : 'invalid', { error: err.message });
+      if (err instanceof IngestTimeoutError) return done(408, 'timeout', { error: err.message });
+      return done(500, 'internal', { error: `internal error: ${errorMessage(err)}` });
+    } finally {
+      clearTimeout(timer);
+      guard.release();
+    }
+  }
+
   app.post('/v1/traces', (c) => handle(c, 'traces'));
   app.post('/v1/logs', (c) => handle(c, 'logs'));
   const onTriplets = options.onTriplets;
   if (onTriplets) app.post('/v1/ragwatch/triplets', (c) => forwarded(c, onTriplets));
+  const onFeedback = options.feedback;
+  if (onFeedback) app.post('/v1/ragwatch/feedback', (c) => feedback(c, onFeedback));
   return app;
 }

@@ -10,13 +10,15 @@ import { encodeLogsResponse, encodeStatus, encodeTraceResponse, type PartialSucc
 export type OtlpSignal = 'traces' | 'logs';
 
 /** HTTP statuses the ingest endpoints answer with. */
-export type IngestStatus = 200 | 400 | 401 | 408 | 413 | 415 | 429 | 500 | 503;
+export type IngestStatus = 200 | 202 | 400 | 401 | 403 | 408 | 413 | 415 | 429 | 500 | 503;
 
 /** google.rpc.Code for each HTTP status (HTTP is what OTLP/HTTP clients act on). */
 const RPC_CODE: Record<IngestStatus, number> = {
   200: 0, // OK
+  202: 0, // OK (feedback accepted)
   400: 3, // INVALID_ARGUMENT
   401: 16, // UNAUTHENTICATED
+  403: 7, // PERMISSION_DENIED
   408: 4, // DEADLINE_EXCEEDED
   413: 3, // INVALID_ARGUMENT: the same data will never fit
   415: 3,

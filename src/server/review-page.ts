@@ -6,17 +6,18 @@
  * @module
  */
 import type { ReviewItem } from '../store/review-store.ts';
-import { conversationBlock, highlight } from './examples-page.ts';
+import { conversationBlock, feedbackLine, highlight } from './examples-page.ts';
+import type { FeedbackItem } from '../feedback/types.ts';
 import { escapeHtml, renderPage, traceRef } from './layout.ts';
 
 const STYLE = `main{max-width:60rem}details.history{margin:.3rem 0;color:#333}details.history p.turn{margin:.2rem 0 .2rem 1rem}article{border:2px solid #ddd;border-radius:6px;padding:.8rem 1rem;margin:1rem 0}
 article.current{border-color:#2563eb}article.done{opacity:.55}.meta{color:#555;font-size:.85rem}
 mark.unsupported{background:#ffb3b3;text-decoration:underline wavy #b00}blockquote{margin:.3rem 0;padding:.3rem .6rem;border-left:3px solid #ccc;background:#fafafa;white-space:pre-wrap}
 .q{margin:.4rem 0}.q button{margin-left:.4rem}.q .answer{font-weight:bold;margin-left:.6rem}.q.current{background:#eef4ff}
-kbd{border:1px solid #bbb;border-radius:3px;padding:0 .3rem;font-size:.85rem}#progress{font-weight:bold}`;
+kbd{border:1px solid #bbb;border-radius:3px;padding:0 .3rem;font-size:.85rem}#progress{font-weight:bold}.feedback .fb-negative{color:#b00;font-weight:600}.feedback .fb-positive{color:#070}`;
 
 /** The page; `questions` maps label concept → question. */
-export function renderReviewPage(items: readonly ReviewItem[], options: { questions: Readonly<Record<string, string>>; labelled: number; nonce: string; traceUrlTemplate?: string | undefined }): string {
+export function renderReviewPage(items: readonly ReviewItem[], options: { questions: Readonly<Record<string, string>>; labelled: number; nonce: string; traceUrlTemplate?: string | undefined; feedbackOf?: (traceId: string) => readonly FeedbackItem[] }): string {
   const questions = Object.entries(options.questions);
   const articles = items
     .map((item, i) => {
@@ -28,7 +29,7 @@ export function renderReviewPage(items: readonly ReviewItem[], options: { questi
         .join('');
       return `<article data-triplet-id="${escapeHtml(item.tripletId)}" data-index="${i}">
 <div class="meta">${escapeHtml(new Date(item.createdMs).toISOString())} · service ${escapeHtml(item.service)} · ${escapeHtml(item.judge)} judge${item.traceId ? ` · trace ${traceRef(item.traceId, options.traceUrlTemplate)}` : ''} · ${scores}${item.needsReview ? ' · <b>the calibrated judge cannot tell</b>' : ''}</div>
-${conversationBlock(item)}<p><b>Q:</b> ${escapeHtml(item.query)}</p><div><b>A:</b> ${html}</div>
+${conversationBlock(item)}<p><b>Q:</b> ${escapeHtml(item.query)}</p><div><b>A:</b> ${html}</div>${item.traceId ? feedbackLine(options.feedbackOf?.(item.traceId) ?? []) : ''}
 <details open><summary>${item.sources.length} sources</summary>${sources}</details>${qs}</article>`;
     })
     .join('\n');

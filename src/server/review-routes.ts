@@ -12,8 +12,9 @@ import { z } from 'zod';
 import type { ReviewStore } from '../store/review-store.ts';
 import type { CalibrationMonitor } from '../calibration/monitor.ts';
 import type { Refitter } from '../calibration/refit.ts';
-import type { CalibrationModel } from '../calibration/types.ts';
-import { renderCalibrationPage } from './calibration-page.ts';
+import type { CalibrationModel, LabelledScore } from '../calibration/types.ts';
+import { agreementRows, renderCalibrationPage } from './calibration-page.ts';
+import type { FeedbackView } from '../feedback/types.ts';
 import { newNonce, pageHeaders } from './layout.ts';
 import { renderReviewPage } from './review-page.ts';
 
@@ -25,7 +26,7 @@ const QUEUE_PAGE = 20;
 export function mountReview(
   app: Hono,
   store: ReviewStore | undefined,
-  options: { questions: Readonly<Record<string, string>>; concepts: readonly string[]; calibration?: CalibrationMonitor | undefined; refitter?: Refitter | undefined; traceUrlTemplate?: string | undefined },
+  options: { questions: Readonly<Record<string, string>>; concepts: readonly string[]; calibration?: CalibrationMonitor | undefined; refitter?: Refitter | undefined; traceUrlTemplate?: string | undefined; feedback?: FeedbackView | undefined },
 ): void {
   const unavailable = { error: 'the review store is not open (config key "store.dataDir", env RAGWATCH_DATA_DIR; see the start log)' };
   const labelSchema = z
@@ -40,14 +41,21 @@ export function mountReview(
   app.get('/review', (c) => {
     if (!store) return c.text(unavailable.error, 503);
     const nonce = newNonce();
-    const html = renderReviewPage(store.queue(QUEUE_PAGE), { questions: options.questions, labelled: store.labelledCount(), nonce, traceUrlTemplate: options.traceUrlTemplate });
+    const feedbackOf = (traceId: string) => options.feedback?.forTrace(traceId) ?? [];
+    const html = renderReviewPage(store.queue(QUEUE_PAGE), { questions: options.questions, labelled: store.labelledCount(), nonce, traceUrlTemplate: options.traceUrlTemplate, feedbackOf });
     return c.html(html, 200, pageHeaders({ nonce }));
   });
   const points = (m: CalibrationModel) => options.refitter?.points(m.metric, m.judge) ?? [];
+  // Each judge metric against the reviewers' labels and against the users' feedback (two sources, never mixed).
+  const agreement = () => {
+    const reviewers = options.refitter?.allPoints() ?? new Map<string, LabelledScore[]>();
+    const extra = [...reviewers.keys()].map((k) => ({ metric: k.split('\u0000')[0]!, judge: k.split('\u0000')[1]! }));
+    return agreementRows(options.feedback?.userPoints() ?? [], (m, j) => reviewers.get(`${m}\u0000${j}`) ?? [], extra);
+  };
   app.get('/calibration', (c) =>
-    c.html(renderCalibrationPage(options.calibration?.models() ?? [], points, Date.now()), 200, pageHeaders({ images: true })),
+    c.html(renderCalibrationPage(options.calibration?.models() ?? [], points, Date.now(), agreement()), 200, pageHeaders({ images: true })),
   );
-  app.get('/api/calibration', (c) => c.json({ calibrations: options.calibration?.models() ?? [], labels: store?.labelCount() ?? null }));
+  app.get('/api/calibration', (c) => c.json({ calibrations: options.calibration?.models() ?? [], labels: store?.labelCount() ?? null, agreement: agreement() }));
   app.get('/api/review', (c) => {
     if (!store) return c.json(unavailable, 503);
     const limit = Number(c.req.query('limit') ?? QUEUE_PAGE);
