@@ -17,7 +17,7 @@ describe('generateRules', () => {
   it('emits recording rules per window and one alert per alerting metric', () => {
     const { groups } = generateRules(config());
     // Change alerts (tests/change/rules.test.ts) come with the page-severity groundedness alert.
-    expect(groups.map((g) => g.name)).toEqual(['ragwatch-quality-recording', 'ragwatch-quality-alerts', 'ragwatch-change-recording', 'ragwatch-change-alerts', 'ragwatch-slice-recording', 'ragwatch-slice-alerts', 'ragwatch-probe-alerts', 'ragwatch-exam-alerts']);
+    expect(groups.map((g) => g.name)).toEqual(['ragwatch-quality-recording', 'ragwatch-quality-alerts', 'ragwatch-change-recording', 'ragwatch-change-alerts', 'ragwatch-slice-recording', 'ragwatch-slice-alerts', 'ragwatch-feedback-recording', 'ragwatch-feedback-alerts', 'ragwatch-probe-alerts', 'ragwatch-exam-alerts']);
     expect(groups[0]!.rules.map((r) => r.record)).toEqual([meanRecordName('30m'), 'ragwatch:score_samples:increase30m']);
     const alerts = groups[1]!.rules;
     expect(alerts.map((r) => r.alert)).toEqual([alertName('groundedness')]);
