@@ -18,6 +18,7 @@ import { decodeOtlpMessage, type OtlpMessageRefusal, type OtlpTopicEncoding, typ
 import type { SpanIngest } from './types.ts';
 import type { BufferedKafkaProducer } from '../transport/kafka-buffered-producer.ts';
 import type { KafkaSection } from '../transport/kafka-client.ts';
+import { useReadCodecs } from '../transport/kafka-codecs.ts';
 import { KafkaGroupMember } from '../transport/kafka-group.ts';
 import { dlqMessage } from '../transport/kafka-poison.ts';
 import { errorMessage } from '../errors.ts';
@@ -113,6 +114,8 @@ export class OtlpTopicConsumer {
 
   /** Joins the group; retries the first connection until it works or `shutdown()`, rejoins after crashes. */
   start(): Promise<void> {
+    // Other producers compress with snappy, lz4 or zstd (kafkajs reads only gzip by itself).
+    useReadCodecs();
     return this.#member.start();
   }
 

@@ -7,7 +7,8 @@
  * content-only GenAI log events on the logs topic join their spans; every message is counted once with `transport="kafka"`; a garbage message and an
  * oversized one land in the DLQ with their reason and the ragwatch DLQ headers, and what follows them is
  * still read. While capture is nearly full the partition is paused and read again later: a burst
- * larger than the capture buffer is captured whole, nothing dropped. And in a split-mode `ragwatch collector` a trace read from the topic leaves on the spans
+ * larger than the capture buffer is captured whole, nothing dropped. Batches the exporter compresses
+ * with snappy, lz4 or zstd (codecs kafkajs lacks) are read as well as gzip ones. And in a split-mode `ragwatch collector` a trace read from the topic leaves on the spans
  * topic exactly as its twin sent over OTLP does: PII redacted, `session.id` pseudonymised.
  */
 import { SpanKind, context, trace } from '@opentelemetry/api';
@@ -350,6 +351,63 @@ service:
     } finally {
       await producer.disconnect();
       await burst.shutdown();
+    }
+  }, 180_000);
+
+  it('the exporter compressing with snappy, lz4 or zstd: every trace read and captured', async () => {
+    const codecs = ['snappy', 'lz4', 'zstd'] as const;
+    for (const c of codecs) await kafka.createTopic(`otlp_spans_${c}`, 2);
+    const config = loadConfig({
+      env: {},
+      overrides: {
+        server: { otlpPort: 0, otlpGrpcPort: 0, httpPort: 0 },
+        metrics: { processMetrics: false },
+        sampling: { rate: 1 },
+        capture: { traceIdleMs: 200 },
+        transport: { kafka: { brokers: kafka.brokers } },
+        ingest: { kafka: { enabled: true, groupId: 'codecs-otlp', topics: { traces: codecs.map((c) => `otlp_spans_${c}`) }, initialOffset: 'earliest' } },
+      },
+    });
+    const app2 = await startApp(config, silentLogger, { judge: new LexicalJudge() });
+    const captured: string[] = [];
+    app2.pipeline.sinks.add({ onRecord: (_r, t) => void (t && captured.push(t.traceId)) });
+    try {
+      await waitFor(() => app2.pipeline.ready && app2.otlpTopics?.consumer.running, 60_000, 200);
+      for (const codec of codecs) {
+        const exporter = await startCollector(`
+receivers:
+  otlp:
+    protocols:
+      http: {endpoint: "127.0.0.1:\${env:OTLP_HTTP_PORT}"}
+processors:
+  batch: {timeout: 200ms}
+exporters:
+  kafka:
+    brokers: [${kafka.brokers.map((b) => `"${b}"`).join(', ')}]
+    traces: {topic: otlp_spans_${codec}, encoding: otlp_proto}
+    producer: {compression: ${codec}}
+service:
+  pipelines:
+    traces: {receivers: [otlp], processors: [batch], exporters: [kafka]}
+`);
+        try {
+          const ids: string[] = [];
+          for (let i = 0; i < 3; i++) {
+            // Repetitive text, as real spans are: the batch compresses (a codec that only stores would prove little).
+            const { body, traceId } = openInferenceTrace({ query: `What does the ${codec} vault ${i} hold?`, documents: [{ id: `${codec}-${i}`, content: `The ${codec} vault ${i} holds gold bars. `.repeat(20) }], response: `The ${codec} vault ${i} holds gold bars.`, service: 'rag-codecs' });
+            expect((await postOtlp(`http://127.0.0.1:${exporter.ports.otlpHttp}/v1/traces`, JSON.stringify(body))).status).toBe(200);
+            ids.push(traceId);
+          }
+          await waitFor(() => ids.every((id) => captured.includes(id)), 60_000, 200);
+        } finally {
+          await exporter.stop();
+        }
+      }
+      const text = await app2.pipeline.instruments.registry.metrics();
+      expect(metricValue(text, 'ragwatch_ingest_requests_total', { transport: 'kafka', reason: 'invalid' }) ?? 0).toBe(0);
+      expect(new Set(captured).size).toBe(9);
+    } finally {
+      await app2.shutdown();
     }
   }, 180_000);
 });
