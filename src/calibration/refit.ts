@@ -31,6 +31,12 @@ export interface RefitterOptions {
   intervalMs: number;
   minNewLabels: number;
   logger?: Logger;
+  /**
+   * A second, separate label source: end users' feedback as answers labelled on its own concept
+   * (`user_feedback`), fitted into calibrations of their own (`labelMetric: user_feedback`), never pooled
+   * with the reviewers' labels (the configuration keeps the concepts' metrics apart). Default none.
+   */
+  userAnswers?: () => LabelledAnswer[];
 }
 
 export class Refitter {
@@ -57,7 +63,7 @@ export class Refitter {
   }
 
   /** The labelled answers of the store with their stored scores. */
-  #answers(): LabelledAnswer[] {
+  #answers(users = true): LabelledAnswer[] {
     const byId = new Map<string, Record<string, 0 | 1>>();
     for (const l of this.#o.store.labels()) byId.set(l.tripletId, { ...byId.get(l.tripletId), [l.metric]: l.value });
     const out: LabelledAnswer[] = [];
@@ -67,7 +73,7 @@ export class Refitter {
       const record = { tripletId: id, judge: { kind: item.judge }, scores: item.scores } as unknown as ScoreRecord;
       out.push({ id, labels, records: [record] });
     }
-    return out;
+    return users && this.#o.userAnswers ? [...out, ...this.#o.userAnswers()] : out;
   }
 
   /** The labelled points of one (metric, judge) held in the store now (for the reliability diagram). */
@@ -75,15 +81,15 @@ export class Refitter {
     return labelledPoints(this.#answers(), this.#o.labelMetrics).get(`${metric}\u0000${judge}`)?.points ?? [];
   }
 
-  /** The labelled points of every (metric, judge), by `metric\u0000judge` (the agreement table: one read of the store). */
+  /** The reviewers' labelled points of every (metric, judge), by `metric\u0000judge` (the agreement table: one read of the store; users' feedback apart). */
   allPoints(): Map<string, LabelledScore[]> {
-    return new Map([...labelledPoints(this.#answers(), this.#o.labelMetrics)].map(([k, g]) => [k, g.points]));
+    return new Map([...labelledPoints(this.#answers(false), this.#o.labelMetrics)].map(([k, g]) => [k, g.points]));
   }
 
   /** Refits now when enough new labels arrived (or `force`); resolves with the models in use after it. */
   refit(force = false): Promise<CalibrationModel[] | undefined> {
     if (this.#running) return this.#running;
-    const count = this.#o.store.labelCount();
+    const count = this.#o.store.labelCount() + (this.#o.userAnswers?.().length ?? 0);
     if (!force && this.#fitted >= 0 && count - this.#fitted < this.#o.minNewLabels) return Promise.resolve(undefined);
     if (!force && this.#fitted < 0 && count < this.#o.minLabels) return Promise.resolve(undefined);
     this.#running = this.#fit(count).finally(() => (this.#running = undefined));

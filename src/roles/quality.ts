@@ -10,6 +10,7 @@ import { ChangeMonitor, type ChangeSeriesStatus } from '../change/monitor.ts';
 import { changeRulesFromConfig } from '../change/rules.ts';
 import { loadCalibrationFile } from '../calibration/load-file.ts';
 import { Refitter } from '../calibration/refit.ts';
+import type { LabelledAnswer } from '../calibration/labels.ts';
 import type { RagwatchConfig } from '../config/schema.ts';
 import type { ExamMonitor } from '../exams/monitor.ts';
 import type { FeedbackView } from '../feedback/types.ts';
@@ -35,6 +36,20 @@ import type { Instruments } from '../telemetry/instruments.ts';
 import type { SampledTriplet, ScoreRecord } from '../triplet.ts';
 import type { LiveTopics } from '../weakness/live-topics.ts';
 import { WeaknessMonitor, type WeaknessView } from '../weakness/monitor.ts';
+
+/** The label concept of end users' feedback in `calibration.labelMetrics` (a separate source: docs/feedback.md). */
+const USER_FEEDBACK = 'user_feedback';
+
+/** The users' labels as labelled answers of the concept `user_feedback` (one per answer, with each judge's scores). */
+function userLabelledAnswers(feedback: FeedbackView | undefined): LabelledAnswer[] {
+  const byAnswer = new Map<string, { label: 0 | 1; records: Map<string, Record<string, number>> }>();
+  for (const p of feedback?.userPoints() ?? []) {
+    const a = byAnswer.get(p.tripletId) ?? { label: p.label, records: new Map() };
+    a.records.set(p.judge, { ...a.records.get(p.judge), [p.metric]: p.score });
+    byAnswer.set(p.tripletId, a);
+  }
+  return [...byAnswer].map(([id, a]) => ({ id, labels: { [USER_FEEDBACK]: a.label }, records: [...a.records].map(([judge, scores]) => ({ tripletId: id, judge: { kind: judge }, scores }) as unknown as ScoreRecord) }));
+}
 
 /** What `/api/status` reports about quality: the metrics consumer's, and each change-alert series. */
 export type QualityStatusWithChange = QualityStatus & { change: ChangeSeriesStatus[]; slo: SloAlert[]; slices: SliceStatus[] };
@@ -107,7 +122,7 @@ export class QualityMonitor implements RecordSink {
     this.scores = new ScoreMetrics({ config, instruments, ...now, ...(calibration ? { calibratedWindows: calibration.windows } : {}), weakestCell: (metric, judge) => this.weakness.worstCell(metric, judge) });
     this.refitter =
       review && calibration
-        ? new Refitter({ store: review, monitor: calibration, labelMetrics: cal.labelMetrics, thresholds: this.scores.thresholds(), alpha: cal.alpha, minLabels: cal.minLabels, intervalMs: cal.refitIntervalMs, minNewLabels: cal.refitMinNewLabels, ...logger })
+        ? new Refitter({ store: review, monitor: calibration, labelMetrics: cal.labelMetrics, thresholds: this.scores.thresholds(), alpha: cal.alpha, minLabels: cal.minLabels, intervalMs: cal.refitIntervalMs, minNewLabels: cal.refitMinNewLabels, ...logger, ...(cal.labelMetrics[USER_FEEDBACK] ? { userAnswers: () => userLabelledAnswers(this.feedback) } : {}) })
         : undefined;
     const change = changeRulesFromConfig(config.alerts);
     this.change = new ChangeMonitor({

@@ -244,7 +244,7 @@ function mountUi(app: Hono, quality: UiSources, options: Pick<ApiAppOptions, 're
   app.get('/api/slices', (c) => c.json({ slices: quality.slices?.status() ?? [] }));
   app.get('/weaknesses', (c) => c.html(renderWeaknessesPage(quality.weaknessView(), /^[a-z][a-z0-9_]{0,63}$/.test(c.req.query('metric') ?? '') ? c.req.query('metric') : undefined), 200, pageHeaders()));
   const { calibration } = quality.settings;
-  mountReview(app, quality.review, { questions: calibration.questions, concepts: [...new Set([...Object.keys(calibration.questions), ...Object.keys(calibration.labelMetrics)])], calibration: quality.calibration, refitter: quality.refitter, traceUrlTemplate, feedback: quality.feedback });
+  mountReview(app, quality.review, { questions: calibration.questions, concepts: [...new Set([...Object.keys(calibration.questions), ...Object.keys(calibration.labelMetrics)])].filter((c) => c !== 'user_feedback'), calibration: quality.calibration, refitter: quality.refitter, traceUrlTemplate, feedback: quality.feedback });
   app.get('/api/feedback', (c) => {
     const traceId = c.req.query('traceId') ?? '';
     if (!/^[0-9a-f]{32}$/.test(traceId)) return c.json({ error: 'traceId must be a trace id: 32 lower-case hex digits' }, 400);

@@ -104,7 +104,7 @@ export function renderCalibrationPage(models: readonly CalibrationModel[], point
     const cal = pts.map((p) => applyMap(m.map, p.score));
     const e = (p: number[]) => ece(p, y)?.toFixed(3) ?? 'n/a';
     const age = Math.round((nowMs - Date.parse(m.fittedAt)) / 60_000);
-    return `<section data-metric="${escapeHtml(m.metric)}" data-judge="${escapeHtml(m.judge)}"><h2>${escapeHtml(m.metric)} (${escapeHtml(m.judge)} judge) ← human label “${escapeHtml(m.labelMetric)}”</h2>
+    return `<section data-metric="${escapeHtml(m.metric)}" data-judge="${escapeHtml(m.judge)}"><h2>${escapeHtml(m.metric)} (${escapeHtml(m.judge)} judge) ${m.labelMetric === 'user_feedback' ? '← end users’ feedback <span class="meta">(a separate label source: docs/feedback.md)</span>' : `← human label “${escapeHtml(m.labelMetric)}”`}</h2>
 <p class="meta">${escapeHtml(m.map.method)} · fitted on ${m.n} labels ${age} min ago · held-out Brier ${m.brier?.toFixed(3) ?? 'n/a'} · conformal α ${m.conformal.alpha}, q̂ ${m.conformal.qhat.toFixed(3)} (n ${m.conformal.n}) · ECE on the ${pts.length} labelled answers held now: raw ${e(raw)}, calibrated ${e(cal)}</p>
 ${pts.length > 0 ? reliabilitySvg(reliabilityBins(raw, y), reliabilityBins(cal, y), `${m.metric} reliability`) : '<p>No labelled answer held in the store for this metric.</p>'}</section>`;
   });

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/errors.ts';
 import { loadConfig } from '../../src/config/load.ts';
 import { failingByThreshold, registryLabels, thresholdLabels } from '../../src/evaluation-export/create.ts';
-import { BUILTIN_METRICS, MetricRegistry, evaluatorDefinition } from '../../src/metric-registry.ts';
+import { BUILTIN_METRICS, MetricRegistry, evaluatorDefinition, metricRegistryOf } from '../../src/metric-registry.ts';
 import { evaluationResultsOf, explanationOf } from '../../src/evaluation-export/evaluation-results.ts';
 import { logsRequestOf } from '../../src/evaluation-export/otlp-log-records.ts';
 import { createRedactor } from '../../src/capture/redaction/redact-outcome.ts';
@@ -99,6 +99,26 @@ describe('labels from the metric registry', () => {
     const isFailing = failingByThreshold(registry, loadConfig({ env: {} }).alerts);
     const results = evaluationResultsOf({ ...record, scores: { tone: 0, cites_a_source: 1 }, skipped: {} }, undefined, { select: 'failing', labelOf: label, isFailing, maxExplanationChars: 0, redact });
     expect(results.map((r) => [r.name, r.scoreLabel])).toEqual([['tone', 'rude']]);
+  });
+});
+
+describe("a configuration's evaluators", () => {
+  it('are exported like the built-ins, each labelled by its own definition', () => {
+    const config = loadConfig({
+      env: {},
+      overrides: {
+        evaluators: [
+          { name: 'tone', description: 'Warm, not rude.', kind: 'llm', rubric: 'Rate the tone.', output: { type: 'categorical', labels: [{ label: 'rude', value: 0 }, { label: 'neutral', value: 0.5 }, { label: 'warm', value: 1 }] }, alerts: { threshold: 0.4 } },
+          { name: 'cites_a_source', description: 'Cites a source.', kind: 'check', check: { citesSource: true } },
+        ],
+      },
+    });
+    const registry = metricRegistryOf(config);
+    const label = registryLabels(registry, config.alerts);
+    const results = evaluationResultsOf({ ...record, scores: { tone: 0.5, cites_a_source: 0, groundedness: 0.9 }, skipped: {} }, undefined, { select: 'all', labelOf: label, isFailing: failingByThreshold(registry, config.alerts), maxExplanationChars: 0, redact });
+    expect(Object.fromEntries(results.map((r) => [r.name, r.scoreLabel]))).toEqual({ tone: 'neutral', cites_a_source: 'fail', groundedness: 'pass' });
+    const failing = evaluationResultsOf({ ...record, scores: { tone: 0, cites_a_source: 1 }, skipped: {} }, undefined, { select: 'failing', labelOf: label, isFailing: failingByThreshold(registry, config.alerts), maxExplanationChars: 0, redact });
+    expect(failing.map((r) => [r.name, r.scoreLabel])).toEqual([['tone', 'rude']]);
   });
 });
 

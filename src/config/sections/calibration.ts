@@ -29,4 +29,12 @@ export const calibrationSection = z
       .record(z.string().regex(/^[a-z][a-z0-9_]*$/), z.string().min(1).max(300))
       .default({ groundedness: 'Is every statement supported by the sources?', answer_relevancy: 'Does it answer the question?' }),
   })
-  .strict();
+  .strict()
+  .superRefine((c, ctx) => {
+    // End users' feedback is a separate label source: a metric it calibrates is calibrated by it alone.
+    const users = c.labelMetrics.user_feedback ?? [];
+    for (const [concept, metrics] of Object.entries(c.labelMetrics)) {
+      if (concept === 'user_feedback') continue;
+      for (const m of metrics.filter((x) => users.includes(x))) ctx.addIssue({ code: 'custom', path: ['labelMetrics', 'user_feedback'], message: `${m} is also calibrated by the reviewers' concept ${concept}: users' feedback and reviewers' labels are never mixed; list it under one of them` });
+    }
+  });
