@@ -4,14 +4,18 @@
  *    per triplet, and the call count of the naive one-call-per-item protocol on the same triplets.
  *    The endpoint is the local OpenAI-compatible server answering with the scripted judge; tokens
  *    are what it reports (≈ prompt and answer characters / 4).
+ *  - The same with three custom `llm` evaluators configured (docs/evaluators.md's two worked examples
+ *    and a score rubric): calls per triplet (all evaluators in one extra call) and the tokens they add.
  *  - Embedded judge milliseconds per triplet after model load.
  */
 import { readFileSync } from 'node:fs';
+import { loadConfig } from '../src/config/load.ts';
 import { EmbeddedJudge } from '../src/judges/embedded/embedded-judge.ts';
 import { LlmJudge } from '../src/judges/llm/llm-judge.ts';
 import type { SampledTriplet } from '../src/triplet.ts';
 import { startFakeOpenAI } from '../tests/fakes/openai-server.ts';
 import { oracleResponder, parsePrompt } from '../tests/judges/helpers/oracle.ts';
+import { WORKED_EXAMPLES } from '../tests/evaluators/worked-examples.ts';
 import { QUICK, emit, median } from './lib.ts';
 
 const N = QUICK ? 20 : 24;
@@ -48,7 +52,20 @@ function naiveCalls(sources: number, claims: number, subQuestions: number, facts
   return decompose + claimMatches + sourceMatches + coverage;
 }
 
-async function pass(answerOf: (r: Row) => string, followUp = false) {
+/** Three custom llm evaluators: no dosage advice (boolean), answer tone (categorical), on topic (score). */
+const THREE_EVALUATORS = loadConfig({
+  env: {},
+  overrides: {
+    evaluators: [
+      ...WORKED_EXAMPLES.filter((e) => e.kind === 'llm'),
+      { name: 'on_topic', description: 'The answer stays on the question.', kind: 'llm', rubric: 'How much of the RESPONSE is about what the QUERY asks? 1: all of it; 0: none of it.', inputs: ['query', 'response'], output: { type: 'score' } },
+    ],
+  },
+}).evaluators;
+const withEvaluators = new LlmJudge({ baseUrl: fake.baseURL, apiKey: 'bench', model: 'bench-judge', evaluators: THREE_EVALUATORS });
+await withEvaluators.init();
+
+async function pass(answerOf: (r: Row) => string, followUp = false, j: LlmJudge = judge) {
   const calls: number[] = [];
   const tokens: number[] = [];
   const output: number[] = [];
@@ -56,7 +73,7 @@ async function pass(answerOf: (r: Row) => string, followUp = false) {
   for (const [i, r] of rows.entries()) {
     fake.requests.length = 0;
     const t = triplet(i, r, answerOf(r), followUp);
-    const res = await judge.score(t);
+    const res = await j.score(t);
     if (!res.ok) throw res.error;
     const facts = fake.requests.map(parsePrompt).filter((p) => p.step === 'source_match').reduce((n, p) => n + p.blocks.filter((b) => b.kind === 'fact').length, 0);
     calls.push(res.usage.calls);
@@ -72,6 +89,8 @@ const coldLlm = await pass((r) => r.right_answer);
 const warm = await pass((r) => r.hallucinated_answer);
 // Follow-ups judged with their earlier turns: the stand-alone rewrite rides in the decompose call.
 const withHistory = await pass((r) => r.right_answer, true);
+// The cold pass again, with three custom llm evaluators: one extra call, whatever their number.
+const evaluated = await pass((r) => r.right_answer, false, withEvaluators);
 emit({ bench: 'judges', figure: 'judge_calls_per_triplet_cold', value: coldLlm.calls, unit: 'calls', baseline: coldLlm.naive, ratio: coldLlm.calls / coldLlm.naive });
 emit({ bench: 'judges', figure: 'judge_calls_per_triplet_warm', value: warm.calls, unit: 'calls', baseline: warm.naive, ratio: warm.calls / warm.naive });
 emit({ bench: 'judges', figure: 'judge_calls_per_triplet_with_history', value: withHistory.calls, unit: 'calls', baseline: warm.calls, ratio: withHistory.calls / warm.calls });
@@ -81,7 +100,11 @@ emit({ bench: 'judges', figure: 'judge_tokens_per_triplet', value: coldLlm.token
 emit({ bench: 'judges', figure: 'judge_output_tokens_per_triplet', value: coldLlm.output, unit: 'tokens', baseline: coldLlm.tokens, ratio: coldLlm.output / coldLlm.tokens });
 emit({ bench: 'judges', figure: 'judge_calls_per_triplet_cold_max', value: coldLlm.maxCalls, unit: 'calls', baseline: null, ratio: null });
 emit({ bench: 'judges', figure: 'judge_tokens_per_triplet_warm', value: warm.tokens, unit: 'tokens', baseline: coldLlm.tokens, ratio: warm.tokens / coldLlm.tokens });
+emit({ bench: 'judges', figure: 'judge_calls_per_triplet_three_evaluators', value: evaluated.calls, unit: 'calls', baseline: coldLlm.calls, ratio: evaluated.calls / coldLlm.calls });
+emit({ bench: 'judges', figure: 'judge_calls_per_triplet_three_evaluators_max', value: evaluated.maxCalls, unit: 'calls', baseline: coldLlm.maxCalls, ratio: evaluated.maxCalls / coldLlm.maxCalls });
+emit({ bench: 'judges', figure: 'judge_tokens_added_by_three_evaluators', value: evaluated.tokens - coldLlm.tokens, unit: 'tokens', baseline: coldLlm.tokens, ratio: (evaluated.tokens - coldLlm.tokens) / coldLlm.tokens });
 await judge.shutdown();
+await withEvaluators.shutdown();
 await fake.close();
 
 // Embedded judge, after model load: every triplet once with a fresh embedding cache (cold), then

@@ -25,6 +25,11 @@ export const TARGETS: Readonly<Record<string, Target>> = {
   judge_calls_per_triplet_with_history: { describe: 'value <= 3', ok: (f) => f.value <= 3, gate: true },
   // 3,235 measured when the gate was set (issue 32); a prompt that grows by a tenth is a regression to explain.
   judge_tokens_per_triplet: { describe: 'value <= 3600 tokens', ok: (f) => f.value <= 3600, gate: true },
+  // Issue 45: three custom llm evaluators add one call (all of a triplet's evaluators in one), 4 in all;
+  // 866 tokens added when the gate was set (3 rubrics, 2 examples' worth of text, 3 one-sentence reasons).
+  judge_calls_per_triplet_three_evaluators: { describe: 'value <= 4', ok: (f) => f.value <= 4, gate: true },
+  judge_calls_per_triplet_three_evaluators_max: { describe: 'value <= 4', ok: (f) => f.value <= 4, gate: true },
+  judge_tokens_added_by_three_evaluators: { describe: 'value <= 1000 tokens', ok: (f) => f.value <= 1000, gate: true },
   scorer_throughput_ratio_vs_limit: { describe: 'ratio >= 0.9', ok: (f) => f.ratio !== null && f.ratio >= 0.9 },
   embedded_judge_ms_per_triplet: { describe: 'value < 100 ms', ok: (f) => f.value < 100 },
   rss_growth_mb_overload: { describe: 'value < 50 MB', ok: (f) => f.value < 50, gate: true },

@@ -5,6 +5,7 @@
  */
 import type { Dashboard } from '@grafana/grafana-foundation-sdk/dashboard';
 import { DATASOURCE } from './common.ts';
+import { evaluatorsDashboard } from './evaluators.ts';
 import { latencyDashboard } from './latency.ts';
 import { pipelineDashboard } from './pipeline.ts';
 import { qualityDashboard } from './quality.ts';
@@ -21,11 +22,12 @@ function withPanelDatasource(dashboard: Dashboard): Dashboard {
   return dashboard;
 }
 
-/** The three dashboards of issue 7: quality, latency, pipeline health. */
+/** The dashboards: quality, latency, pipeline health (issue 7), and the configured evaluators (issue 45). */
 export const DASHBOARDS: readonly DashboardDefinition[] = [
   { file: 'ragwatch-quality.json', build: () => withPanelDatasource(qualityDashboard().build()) },
   { file: 'ragwatch-latency.json', build: () => withPanelDatasource(latencyDashboard().build()) },
   { file: 'ragwatch-pipeline.json', build: () => withPanelDatasource(pipelineDashboard().build()) },
+  { file: 'ragwatch-evaluators.json', build: () => withPanelDatasource(evaluatorsDashboard().build()) },
 ];
 
 /** Serialises a dashboard the way it is committed (2-space JSON, trailing newline). */

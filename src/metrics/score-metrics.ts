@@ -6,6 +6,7 @@
  */
 import { Counter, Gauge, type Registry } from 'prom-client';
 import type { RagwatchConfig } from '../config/schema.ts';
+import { metricRegistryOf, type MetricRegistry } from '../metric-registry.ts';
 import type { RecordSink } from '../scorer/record-sinks.ts';
 import type { Instruments } from '../telemetry/instruments.ts';
 import type { SampledTriplet, ScoreRecord } from '../triplet.ts';
@@ -58,6 +59,8 @@ export class ScoreMetrics implements RecordSink {
   readonly notifier: AlertNotifier;
   readonly #config: RagwatchConfig;
   readonly #instruments: Instruments;
+  readonly #registry: MetricRegistry;
+  readonly #verdicts: Counter<'metric' | 'judge' | 'label'>;
   #shutdown: Promise<void> | undefined;
 
   constructor(options: ScoreMetricsOptions) {
@@ -66,6 +69,11 @@ export class ScoreMetrics implements RecordSink {
     this.#instruments = instruments;
     const registers = [instruments.registry];
     this.rules = alertRulesFromConfig(config.alerts);
+    // Metrics as data on the Prometheus side: dashboards repeat their evaluator panels over these series.
+    const registry = (this.#registry = metricRegistryOf(config));
+    const info = new Gauge({ name: 'ragwatch_metric_info', help: 'Every metric this process knows (the metric registry: built-ins and configured evaluators), by metric, kind (score, boolean, categorical) and source (builtin, llm_evaluator, check_evaluator); always 1.', labelNames: ['metric', 'kind', 'source'], registers });
+    for (const d of registry.list()) info.set({ metric: d.name, kind: d.kind, source: d.source }, 1);
+    this.#verdicts = new Counter({ name: 'ragwatch_evaluator_verdicts_total', help: 'Verdicts of the configured boolean and categorical evaluators on production answers (unweighted), by metric, judge and label (pass / fail, or the categorical label).', labelNames: ['metric', 'judge', 'label'], registers });
     const windowMs = config.metrics.windowMs;
     this.windows = new ScoreWindows({ retentionMs: retentionMs(config), ...(options.now ? { now: options.now } : {}) });
     const windows = this.windows;
@@ -112,9 +120,22 @@ export class ScoreMetrics implements RecordSink {
   onRecord(record: ScoreRecord, triplet?: SampledTriplet): void {
     const service = this.serviceOf(record);
     for (const [metric, value] of Object.entries(record.scores)) {
-      if (value !== undefined) this.windows.add({ metric, judge: record.judge.kind, service }, value, record.weight);
+      if (value === undefined) continue;
+      this.windows.add({ metric, judge: record.judge.kind, service }, value, record.weight);
+      const label = this.#labelOf(record, metric, value);
+      if (label !== undefined) this.#verdicts.inc({ metric, judge: record.judge.kind, label });
     }
     this.examples.add(record, triplet);
+  }
+
+  /** An evaluator verdict's label: pass / fail for a boolean one, the label (as recorded, else by its value) for a categorical one. */
+  #labelOf(record: ScoreRecord, metric: string, value: number): string | undefined {
+    const d = this.#registry.get(metric);
+    if (!d || d.source === 'builtin') return undefined;
+    if (d.kind === 'boolean') return value >= 1 ? 'pass' : 'fail';
+    if (d.kind !== 'categorical') return undefined;
+    const said = record.details.evaluators?.[metric]?.label;
+    return d.labels?.find((l) => l.label === said)?.label ?? d.labels?.find((l) => l.value === value)?.label;
   }
 
   /** Current means, alerts and diagnosis. */

@@ -90,11 +90,11 @@ export function createInstruments(options: InstrumentsOptions = {}) {
 /** Every instrument the pipeline records into. */
 export type Instruments = ReturnType<typeof createInstruments>;
 
-/** `createInstruments` options implied by the configuration (score buckets at every threshold, service bound). */
+/** `createInstruments` options implied by the configuration (score buckets at every threshold and categorical evaluator value, service bound). */
 export function instrumentsOptionsFromConfig(config: RagwatchConfig): InstrumentsOptions {
   return {
     processMetrics: config.metrics.processMetrics,
-    scoreThresholds: Object.values(config.alerts.metrics).map((a) => a.threshold),
+    scoreThresholds: [...Object.values(config.alerts.metrics).map((a) => a.threshold), ...config.evaluators.flatMap((e) => e.output?.labels?.map((l) => l.value) ?? [])],
     services: config.metrics.services,
     maxServices: config.metrics.maxServices,
   };

@@ -37,6 +37,8 @@ export interface Substitutions {
   rateInterval: string;
   window: string;
   metric: string;
+  /** The `$evaluator` variable: one evaluator, or an alternation as Grafana's "All" gives it. */
+  evaluator: string;
 }
 
 /**
@@ -50,6 +52,7 @@ export function substitute(expr: string, s: Substitutions): string {
     __range: s.window,
     window: s.window,
     metric: s.metric,
+    evaluator: s.evaluator,
     service: '.*',
     route: '.*',
     judge: '.*',

@@ -26,8 +26,14 @@ import { BIN, ROOT, freePort, spawnRagwatch, waitFor, type RagwatchProcess } fro
 import { oracleResponder } from '../judges/helpers/oracle.ts';
 import { helmTemplate, ofKind, type K8sObject } from './chart-render.ts';
 import { panelQueries, promqlSyntaxError, substitute, type PanelQuery } from './dashboard-queries.ts';
+import { EVALUATOR_VARIABLE_QUERY } from '../../dashboards/src/evaluators.ts';
+import { WORKED_EXAMPLES } from '../evaluators/worked-examples.ts';
 
-const SUBST = { rateInterval: '20s', window: '2m', metric: 'grounding_lexical' };
+// `$evaluator` as Grafana's "All" gives it: a check both instances score, and an llm evaluator the embedded
+// instance skips (no_llm_judge) and the LLM instance scores.
+const SUBST = { rateInterval: '20s', window: '2m', metric: 'grounding_lexical', evaluator: '(cites_source|no_dosage_advice)' };
+/** The evaluators both live instances run (docs/evaluators.md's worked examples). */
+const LIVE_EVALUATORS = WORKED_EXAMPLES.filter((e) => e.name === 'cites_source' || e.name === 'no_dosage_advice');
 
 /**
  * Series that cannot exist on `ragwatch start` (in-memory queue), by a metric name the expression
@@ -160,7 +166,7 @@ describe('live: ragwatch start (chart test-alert config; and an LLM-judge instan
     // 1000 within the test, so the baseline panel is made empty by design rather than by timing.
     const alertsConfig = chartConfig.alerts as Record<string, unknown>;
     alertsConfig.change = { ...(alertsConfig.change as Record<string, unknown> | undefined), minBaselineSamples: 1_000_000 };
-    const configFile = scratch.write('ragwatch.yaml', { ...chartConfig, weakness: { warmupQueries: 60, topicCount: 6 } });
+    const configFile = scratch.write('ragwatch.yaml', { ...chartConfig, weakness: { warmupQueries: 60, topicCount: 6 }, evaluators: LIVE_EVALUATORS });
     const rules = spawnSync(process.execPath, [BIN, 'rules', '-c', configFile], { cwd: ROOT, encoding: 'utf8' });
     expect(rules.status, rules.stderr).toBe(0);
     const rulesFile = scratch.write('rules.yml', rules.stdout);
@@ -169,6 +175,7 @@ describe('live: ragwatch start (chart test-alert config; and an LLM-judge instan
     fake = await startFakeOpenAI(oracleResponder());
     const llmConfigFile = scratch.write('ragwatch-llm.yaml', {
       judge: { kind: 'llm', model: 'judge-model', baseUrl: fake.baseURL, apiKey: 'test-key', llm: { prices: { 'judge-model': { inputPerMillion: 0.15, outputPerMillion: 0.6 } } } },
+      evaluators: LIVE_EVALUATORS,
     });
     const [otlpPort, httpPort, llmOtlpPort, llmHttpPort, ragPort] = [await freePort(), await freePort(), await freePort(), await freePort(), await freePort()];
     const env = (otlp: number, http: number) => ({ RAGWATCH_OTLP_PORT: String(otlp), RAGWATCH_OTLP_GRPC_PORT: '0', RAGWATCH_HTTP_PORT: String(http), RAGWATCH_LOG_LEVEL: 'warn' });
@@ -256,6 +263,30 @@ describe('live: ragwatch start (chart test-alert config; and an LLM-judge instan
     const oneRoute = substitute(latencyQuantile('ragwatch_time_to_first_token_seconds', 0.95), SUBST).replace('route=~".*"', 'route=~"/ask"');
     expect((await promQuery(prometheus!.url, oneRoute)).length).toBeGreaterThan(0);
   }, 240_000);
+
+  it.skipIf(!enabled)('the evaluators dashboard gets a row per configured evaluator: its variable lists them from the exported registry, and each row has data', async () => {
+    // What Grafana runs for the `evaluator` variable (label_values over the series the registry exports).
+    const match = /^label_values\((.+), metric\)$/.exec(EVALUATOR_VARIABLE_QUERY)![1]!;
+    const names = new Set((await promQuery(prometheus!.url, match)).map((s) => s.metric.metric));
+    expect([...names].sort()).toEqual(['cites_source', 'no_dosage_advice']);
+    const rows = queries.filter((q) => q.dashboard === 'ragwatch / Evaluators' && q.expr.includes('$evaluator'));
+    expect(rows.length).toBeGreaterThanOrEqual(5);
+    for (const evaluator of names) {
+      for (const q of rows) {
+        // A check is never skipped on the demo's answers (they have sources): that panel may be empty for it.
+        if (evaluator === 'cites_source' && q.expr.includes('ragwatch_scores_skipped_total')) continue;
+        const expr = substitute(q.expr, { ...SUBST, evaluator });
+        await waitFor(async () => (await promQuery(prometheus!.url, expr)).length > 0, 30_000, 500).catch(() => {
+          throw new Error(`${evaluator}: no data for ${q.panel}: ${expr}`);
+        });
+      }
+    }
+    // The llm evaluator: scored by the LLM instance, skipped (never 0) by the embedded one.
+    // Over a range: one slow scrape on a loaded machine leaves an instant query of a target's series empty.
+    const judges = await promQuery(prometheus!.url, 'sum by (judge) (max_over_time(ragwatch_score_ratio_count{metric="no_dosage_advice"}[2m]))');
+    expect(judges.map((s) => s.metric.judge)).toEqual(['llm']);
+    expect((await promQuery(prometheus!.url, 'sum(max_over_time(ragwatch_scores_skipped_total{metric="no_dosage_advice",reason="no_llm_judge"}[2m])) > 0')).length).toBe(1);
+  }, 180_000);
 
   it.skipIf(!enabled)('the test alert of docs/deploy.md fires in Prometheus and in ragwatch\'s own evaluator', async () => {
     const firing = await waitFor(async () => {
