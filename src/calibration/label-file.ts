@@ -13,6 +13,7 @@ import { ConfigError } from '../errors.ts';
 import type { Judge } from '../judges/types.ts';
 import { createInstruments } from '../telemetry/instruments.ts';
 import { createCompanionJudge, createJudge } from '../judges/create.ts';
+import { createEvaluators } from '../evaluators/create.ts';
 import { scoreRecordOf } from '../scorer/score-record.ts';
 import { scoreRecordSchema, tripletSchema, type SampledTriplet, type ScoreRecord, type Triplet } from '../triplet.ts';
 
@@ -95,6 +96,7 @@ export async function scoreLabelled(answers: readonly LabelledTriplet[], config:
   if (todo.length === 0) return { records, redacted };
   const instruments = createInstruments({ processMetrics: false });
   const judges = [createJudge(config, { instruments }), createCompanionJudge(config)].filter((j): j is Judge => j !== undefined);
+  const evaluators = createEvaluators(config);
   try {
     await Promise.all(judges.map((j) => j.init()));
     let next = 0;
@@ -104,7 +106,8 @@ export async function scoreLabelled(answers: readonly LabelledTriplet[], config:
         const out: ScoreRecord[] = [];
         for (const judge of judges) {
           const result = await judge.score(t);
-          if (result.ok) out.push(scoreRecordOf(t, judge, result));
+          // The configured evaluators' checks on every record; an llm evaluator the judge did not score, skipped.
+          if (result.ok) out.push(scoreRecordOf(t, judge, result, undefined, evaluators && (judge === judges[0] ? evaluators.forRecord(t, judge.kind, result) : evaluators.check(t))));
         }
         records.set(a.triplet.id, out);
       }

@@ -10,6 +10,7 @@ import { generateProbes, openFacts } from '../probes/generate.ts';
 import { judgeAudit } from '../probes/audit.ts';
 import type { JudgeAuditRow } from '../probes/types.ts';
 import { runProbes, summarize, type ProbeOutcome, type ProbeReport } from '../probes/runner.ts';
+import { createEvaluators } from '../evaluators/create.ts';
 import { scoreProbeAnswers } from '../probes/score-answers.ts';
 import { createRedactor } from '../capture/redaction/redact-outcome.ts';
 import { loadConfig } from '../config/load.ts';
@@ -111,7 +112,7 @@ async function audit(outcomes: ProbeOutcome[], config: RagwatchConfig): Promise<
   const judge = createJudge(config, { instruments: createInstruments({ processMetrics: false }) });
   await judge.init();
   try {
-    const records = await scoreProbeAnswers(outcomes, judge, createRedactor(config.redaction), config.judge.concurrency);
+    const records = await scoreProbeAnswers(outcomes, judge, createRedactor(config.redaction), config.judge.concurrency, undefined, createEvaluators(config));
     const thresholds = Object.fromEntries(Object.entries(config.alerts.metrics).map(([m, a]) => [m, a!.threshold]));
     return judgeAudit(outcomes, records, thresholds);
   } finally {

@@ -45,7 +45,7 @@ function toSampled(value: unknown): SampledTriplet | string {
 async function scoreOne(judge: Judge, triplet: SampledTriplet, pii: PiiCheck | undefined, evaluators: EvaluatorSet | undefined): Promise<ScoreRecord | string> {
   const result = await judge.score(triplet);
   if (!result.ok) return `${result.error.code}: ${result.error.message}`;
-  return scoreRecordOf(triplet, judge, result, pii?.(triplet), evaluators?.forJudge(evaluators.check(triplet), judge.kind, result));
+  return scoreRecordOf(triplet, judge, result, pii?.(triplet), evaluators?.forRecord(triplet, judge.kind, result));
 }
 
 export const scoreCommand: Command = {

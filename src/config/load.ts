@@ -228,12 +228,21 @@ export function loadConfig(options: LoadConfigOptions = {}): RagwatchConfig {
     const message = ['invalid ragwatch configuration:', ...described.map((d) => `  - ${d.line}`)].join('\n');
     throw new ConfigError(message, described.map((d) => d.key));
   }
-  return withEvaluatorAlerts(result.data);
+  return withEvaluators(result.data);
 }
 
-/** Every evaluator's alert settings become its `alerts.metrics` entry, so each consumer of `alerts.metrics` treats it as any metric. */
-function withEvaluatorAlerts(config: RagwatchConfig): RagwatchConfig {
-  for (const e of config.evaluators) config.alerts.metrics[e.name] = e.alerts;
+/**
+ * Every evaluator's alert settings become its `alerts.metrics` entry, so each consumer of `alerts.metrics`
+ * treats it as any metric; it is a label concept of its own (`calibration.labelMetrics`) unless a concept
+ * already names it, with its review question when it has one.
+ */
+function withEvaluators(config: RagwatchConfig): RagwatchConfig {
+  const { labelMetrics, questions } = config.calibration;
+  for (const e of config.evaluators) {
+    config.alerts.metrics[e.name] = e.alerts;
+    if (!Object.values(labelMetrics).some((metrics) => metrics.includes(e.name))) labelMetrics[e.name] ??= [e.name];
+    if (e.question !== undefined) questions[e.name] ??= e.question;
+  }
   return config;
 }
 

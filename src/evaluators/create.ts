@@ -12,7 +12,7 @@ export function createEvaluators(config: { evaluators: readonly EvaluatorConfig[
   if (config.evaluators.length === 0) return undefined;
   const checks: Array<{ name: string; rule: CheckRule }> = config.evaluators.flatMap((e) => (e.kind === 'check' && e.check ? [{ name: e.name, rule: compileRule(e.check) }] : []));
   const llmNames = config.evaluators.filter((e) => e.kind === 'llm').map((e) => e.name);
-  return {
+  const set: EvaluatorSet = {
     checkNames: checks.map((c) => c.name),
     llmNames,
     check(triplet) {
@@ -38,5 +38,9 @@ export function createEvaluators(config: { evaluators: readonly EvaluatorConfig[
       if (missing.length === 0) return checks;
       return { ...checks, skipped: { ...checks.skipped, ...Object.fromEntries(missing.map((name) => [name, judge === 'llm' ? 'not_judged' : 'no_llm_judge'])) } };
     },
+    forRecord(triplet, judge, judged) {
+      return set.forJudge(set.check(triplet), judge, judged);
+    },
   };
+  return set;
 }

@@ -40,4 +40,6 @@ export interface EvaluatorSet {
    * out. Never a score.
    */
   forJudge(checks: Evaluations, judge: JudgeKind, judged: { scores: Readonly<MetricScores>; skipped: Readonly<MetricSkips> }): Evaluations;
+  /** {@link check} then {@link forJudge}: what the record of one judge's result adds (offline tools: one judge, one record). */
+  forRecord(triplet: CheckInput, judge: JudgeKind, judged: { scores: Readonly<MetricScores>; skipped: Readonly<MetricSkips> }): Evaluations;
 }

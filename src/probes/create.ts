@@ -4,6 +4,7 @@
  * series, alerts and the fallback judge. `ragwatch start` and `ragwatch prober` call this.
  * @module
  */
+import { createEvaluators } from '../evaluators/create.ts';
 import { piiCheckOf } from '../judges/pii.ts';
 import type { Registry } from 'prom-client';
 import { createRedactor } from '../capture/redaction/redact-outcome.ts';
@@ -68,6 +69,7 @@ export async function createProber(config: RagwatchConfig, options: CreateProber
   const { alerts } = config;
   const notifier = options.notifier ?? alertNotifier(config, options.registry);
   const pii = piiCheckOf(config);
+  const evaluators = createEvaluators(config);
   return new Prober({
     suites,
     instruments,
@@ -77,7 +79,7 @@ export async function createProber(config: RagwatchConfig, options: CreateProber
     firstRunDelayMs: config.probes.firstRunDelayMs,
     evaluationIntervalMs: alerts.evaluationIntervalMs,
     recordsPerTrace: options.recordsPerTrace ?? 1,
-    ...(options.judge ? { fallback: { judge: options.judge, redactor: createRedactor(config.redaction), concurrency: config.judge.concurrency, ...(pii ? { pii } : {}) } } : {}),
+    ...(options.judge ? { fallback: { judge: options.judge, redactor: createRedactor(config.redaction), concurrency: config.judge.concurrency, ...(pii ? { pii } : {}), ...(evaluators ? { evaluators } : {}) } } : {}),
     ...(options.logger ? { logger: options.logger } : {}),
   });
 }

@@ -7,6 +7,7 @@
  */
 import { silentLogger, type Logger } from '../log.ts';
 import { requireDurationMs } from '../metrics/duration.ts';
+import type { EvaluatorSet } from '../evaluators/types.ts';
 import type { PiiCheck } from '../judges/pii.ts';
 import type { Judge } from '../judges/types.ts';
 import type { TripletRedactor } from '../capture/redaction/types.ts';
@@ -51,7 +52,7 @@ export interface ProberOptions {
   /** Alert evaluation interval (the stale alert needs a clock), milliseconds; 0 = no timer. Default 15000. */
   evaluationIntervalMs?: number;
   /** Scores answers that came with sources but whose trace was not captured (an uninstrumented service). */
-  fallback?: { judge: Judge; redactor: TripletRedactor; concurrency: number; pii?: PiiCheck };
+  fallback?: { judge: Judge; redactor: TripletRedactor; concurrency: number; pii?: PiiCheck; evaluators?: EvaluatorSet };
   /** Asks one query under a trace id (default: the suite's HTTP target). */
   ask?: (suite: ProbeSuite, query: ProbeQuery, traceId: string) => ReturnType<Ask>;
   logger?: Logger;
@@ -223,7 +224,7 @@ export class Prober implements RecordSink, ProbeRuns {
     if (!fb) return;
     const todo = outcomes.filter((o) => !records.has(o.traceId));
     if (todo.length === 0) return;
-    for (const [id, rs] of await scoreProbeAnswers(todo, fb.judge, fb.redactor, fb.concurrency, fb.pii)) records.set(id, rs);
+    for (const [id, rs] of await scoreProbeAnswers(todo, fb.judge, fb.redactor, fb.concurrency, fb.pii, fb.evaluators)) records.set(id, rs);
   }
 
   /** Stops the schedules and abandons runs in progress (their queries already asked finish). Idempotent. */

@@ -5,6 +5,7 @@
  * @module
  */
 import type { TripletRedactor } from '../capture/redaction/types.ts';
+import type { EvaluatorSet } from '../evaluators/types.ts';
 import type { Judge } from '../judges/types.ts';
 import { scoreRecordOf } from '../scorer/score-record.ts';
 import type { PiiCheck } from '../judges/pii.ts';
@@ -12,7 +13,7 @@ import type { SampledTriplet, ScoreRecord } from '../triplet.ts';
 import type { ProbeOutcome } from './runner.ts';
 
 /** Score records by trace id; probes without sources or whose scoring failed are left out. */
-export async function scoreProbeAnswers(outcomes: readonly ProbeOutcome[], judge: Judge, redactor: TripletRedactor, concurrency = 4, pii?: PiiCheck): Promise<Map<string, ScoreRecord[]>> {
+export async function scoreProbeAnswers(outcomes: readonly ProbeOutcome[], judge: Judge, redactor: TripletRedactor, concurrency = 4, pii?: PiiCheck, evaluators?: EvaluatorSet): Promise<Map<string, ScoreRecord[]>> {
   const out = new Map<string, ScoreRecord[]>();
   const todo = outcomes.filter((o) => o.outcome !== 'error' && o.answer !== undefined && o.sources !== undefined && o.sources.length > 0);
   let next = 0;
@@ -28,7 +29,7 @@ export async function scoreProbeAnswers(outcomes: readonly ProbeOutcome[], judge
       if (!redacted.ok) continue;
       const judged = { ...redacted.triplet, sampling: triplet.sampling };
       const result = await judge.score(judged);
-      if (result.ok) out.set(o.traceId, [...(out.get(o.traceId) ?? []), scoreRecordOf(judged, judge, result, pii?.(judged))]);
+      if (result.ok) out.set(o.traceId, [...(out.get(o.traceId) ?? []), scoreRecordOf(judged, judge, result, pii?.(judged), evaluators?.forRecord(judged, judge.kind, result))]);
     }
   };
   await Promise.all(Array.from({ length: Math.min(concurrency, todo.length) }, worker));

@@ -110,6 +110,16 @@ describe('ragwatch evaluators validate', () => {
     expect(() => loadConfig({ env: {}, overrides: { evaluators: FOUR, alerts: { metrics: { cites_source: { threshold: 0.5 } } } } })).toThrow('"cites_source" is an evaluator: set its alert settings in evaluators.0.alerts');
   });
 
+  it('each evaluator is a label concept of its own (human labels calibrate it), with its review question when it has one', () => {
+    const c = loadConfig({ env: {}, overrides: { evaluators: [{ ...FOUR[0], question: 'Does the answer cite one of its sources?' }, FOUR[2]] } });
+    expect(c.calibration.labelMetrics).toMatchObject({ cites_source: ['cites_source'], no_dosage_advice: ['no_dosage_advice'], groundedness: expect.any(Array) });
+    expect(c.calibration.questions.cites_source).toBe('Does the answer cite one of its sources?');
+    expect(c.calibration.questions.no_dosage_advice).toBeUndefined();
+    // A concept of the user's that already names the evaluator keeps it.
+    const mine = loadConfig({ env: {}, overrides: { evaluators: [FOUR[0]], calibration: { labelMetrics: { cited: ['cites_source'] } } } });
+    expect(mine.calibration.labelMetrics).toEqual({ cited: ['cites_source'] });
+  });
+
   it('reads a directory of evaluator files (one or a list per file, in file-name order) relative to the config, and names the file of a bad one', async () => {
     const evDir = join(dir, 'conf', 'evaluators');
     mkdirSync(evDir, { recursive: true });

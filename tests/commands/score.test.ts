@@ -68,6 +68,19 @@ describe('ragwatch score', () => {
     expect(process.exitCode).toBe(1);
   });
 
+  it('adds the configured evaluators: checks with any judge, llm evaluators skipped by the embedded judge; --min gates an evaluator', async () => {
+    const file = writeJsonl('evaluators.jsonl', [triplet(CLOCK_QUERY, CLOCK_SOURCES, `${CLOCK_RESPONSE} [1]`), triplet(CLOCK_QUERY, CLOCK_SOURCES, CLOCK_RESPONSE)]);
+    const config = join(dir, 'evaluators.yaml');
+    writeFileSync(config, JSON.stringify({ evaluators: [{ name: 'cites_source', description: 'Cites a source.', kind: 'check', check: { citesSource: true } }, { name: 'no_dosage', description: 'No dosage.', kind: 'llm', rubric: 'Fail on a dosage.' }] }));
+    const { out, err } = capture();
+    await scoreCommand.run([file, '-c', config, '--judge', 'embedded', '--min', 'cites_source=0.9']);
+    const records = out.join('').trim().split('\n').map((l) => scoreRecordSchema.parse(JSON.parse(l)));
+    expect(records.map((r) => r.scores.cites_source)).toEqual([1, 0]);
+    expect(records.map((r) => r.skipped.no_dosage)).toEqual(['no_llm_judge', 'no_llm_judge']);
+    expect(err.join('')).toMatch(/gate failed: cites_source mean 0\.500 < 0\.9/);
+    expect(process.exitCode).toBe(1);
+  });
+
   it('is registered in the CLI', () => {
     expect(COMMANDS.get('score')).toBe(scoreCommand);
   });

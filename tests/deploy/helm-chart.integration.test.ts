@@ -59,9 +59,9 @@ function ragwatchRules(configFile: string): string {
 /** Values arguments for one case; custom alert configs get their rules from `ragwatch rules` (the documented flow). */
 function valuesArgs(file: string | undefined): string[] {
   if (!file) return [];
-  const values = parse(readFileSync(file, 'utf8')) as { config?: { alerts?: unknown } };
+  const values = parse(readFileSync(file, 'utf8')) as { config?: { alerts?: unknown; evaluators?: unknown } };
   const bundledFrom = parse(readFileSync(join(CHART, 'files', 'rules-alerts.yaml'), 'utf8')) as unknown;
-  if (JSON.stringify(values.config?.alerts ?? {}) === JSON.stringify(bundledFrom)) return ['-f', file];
+  if (JSON.stringify(values.config?.alerts ?? {}) === JSON.stringify(bundledFrom) && values.config?.evaluators === undefined) return ['-f', file];
   const configFile = join(tmp, `${basename(file)}.config.yaml`);
   writeFileSync(configFile, JSON.stringify(values.config ?? {}));
   const rulesFile = join(tmp, `${basename(file)}.rules.yaml`);
@@ -173,7 +173,8 @@ describe('helm chart', () => {
 
     it('ships the committed dashboards as ConfigMaps labelled for the Grafana sidecar', () => {
       const boards = ofKind<K8sObject & { data: Record<string, string> }>(objects, 'ConfigMap').filter((c) => c.metadata.name.endsWith('-dashboard'));
-      expect(boards.length).toBe(3);
+      expect(boards.length).toBe(4);
+      expect(boards.map((b) => Object.keys(b.data)[0]).sort()).toEqual(['ragwatch-evaluators.json', 'ragwatch-latency.json', 'ragwatch-pipeline.json', 'ragwatch-quality.json']);
       for (const cm of boards) {
         const values = parse(readFileSync(file ?? join(CHART, 'values.yaml'), 'utf8')) as { grafanaDashboards?: { label?: string } };
         expect(cm.metadata.labels?.[values.grafanaDashboards?.label ?? 'grafana_dashboard']).toBe('1');
@@ -261,6 +262,10 @@ describe('helm chart', () => {
     const custom = runHelm(['template', 'rw', CHART, ...CRDS, '-f', join(ROOT, 'helm', 'examples', 'custom-alerts.values.yaml')]);
     expect(custom.status).not.toBe(0);
     expect(custom.stderr).toContain('ragwatch rules');
+    // Evaluators add rules of their own: the bundled rules are refused for them too.
+    const evaluators = runHelm(['template', 'rw', CHART, ...CRDS, '-f', join(ROOT, 'helm', 'examples', 'evaluators.values.yaml')]);
+    expect(evaluators.status).not.toBe(0);
+    expect(evaluators.stderr).toContain('config.evaluators adds alert rules of its own');
     const noBrokers = runHelm(['template', 'rw', CHART, '--set', 'mode=split']);
     expect(noBrokers.status).not.toBe(0);
     expect(noBrokers.stderr).toContain('config.transport.kafka.brokers');

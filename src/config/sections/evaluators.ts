@@ -150,6 +150,11 @@ const evaluator = z
     examples: z.array(example).max(5).optional(),
     /** `check`: the rule (mustMatch, mustNotMatch, citesSource, maxChars, jsonSchema, or all / any of rules). */
     check: checkRule.optional(),
+    /**
+     * The review page's yes / no question for this evaluator (`/review`; the answers calibrate it, docs/calibration.md).
+     * Default none: labels of the evaluator's name are still accepted through `/api/labels` and `ragwatch labels import`.
+     */
+    question: z.string().trim().min(1).max(300).optional(),
     /** Alert settings, as `alerts.metrics.<metric>` (threshold default 0.8, severity `ticket`). */
     alerts: evaluatorAlerts.prefault({}),
   })
