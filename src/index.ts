@@ -18,3 +18,6 @@ export { ConfigError, RagwatchError, OtlpDecodeError } from './errors.ts';
 export type { RagwatchErrorCode } from './errors.ts';
 export { tripletSchema, sampledTripletSchema, scoreRecordSchema, SCHEMA_VERSION, METRIC_NAMES } from './triplet.ts';
 export type { Triplet, SampledTriplet, ScoreRecord, MetricName, Convention, Source } from './triplet.ts';
+// Metrics as data: the registry is part of the configuration's ground (the plugin loads it anyway).
+export { MetricRegistry, metricRegistryOf, BUILTIN_METRICS, BUILTIN_REGISTRY, MAX_EVALUATORS } from './metric-registry.ts';
+export type { MetricDefinition, MetricKind, MetricSource, MetricLabel } from './metric-registry.ts';
