@@ -34,7 +34,7 @@ export interface Scenario {
   documents: ScenarioDocument[];
   topK: number;
   model: string;
-  turns: { answer: ScenarioTurn; stream: ScenarioTurn; chat: ScenarioTurn[] };
+  turns: { answer: ScenarioTurn; stream: ScenarioTurn; chat: ScenarioTurn[]; search: { question: string } };
 }
 export const SCENARIO: Scenario = JSON.parse(readFileSync(join(SERVICES, 'scenario.json'), 'utf8')) as Scenario;
 
@@ -70,7 +70,7 @@ export function havePython(suite: string, envs: readonly string[]): boolean {
 
 /** What a service printed for one answered turn (`RAGWATCH-REPORT {json}`). */
 export interface ServiceReport {
-  scenario: 'answer' | 'stream' | 'chat';
+  scenario: 'answer' | 'stream' | 'chat' | 'search';
   /** 1-based turn of the scenario (chat: 1, 2). */
   turn: number;
   question: string;
@@ -86,8 +86,8 @@ export interface PythonServiceOptions {
   env: string;
   /** The service script in tests/python/services (e.g. `rag_langchain.py`). */
   service: string;
-  /** Scenarios to answer. Default all: answer, stream, chat. */
-  scenarios?: ReadonlyArray<'answer' | 'stream' | 'chat'>;
+  /** Scenarios to answer. Default answer, stream, chat (`search`: the retriever alone, which must give no triplet). */
+  scenarios?: ReadonlyArray<'answer' | 'stream' | 'chat' | 'search'>;
   /** The instrumentation set the service runs under (RAG_INSTRUMENTATION: how it marks a conversation). */
   instrumentation: string;
   /**

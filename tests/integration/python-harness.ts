@@ -31,6 +31,9 @@ export const FIRST_CHUNK_DELAY_MS = 150;
 const TRACE_IDLE_MS = 300;
 export const FIXTURES = join(ROOT, 'tests/fixtures/otlp/python');
 
+/** The turns of a run that called the model (a search gives no triplet). */
+const answered = (run: PythonRun) => run.reports.filter((r) => r.scenario !== 'search').length;
+
 /** What one run of a combination gave. */
 export interface CombinationRun {
   run: PythonRun;
@@ -99,13 +102,14 @@ export class PythonHarness {
       serviceName,
       otlp: { endpoint, protocol: transport },
       openaiBaseUrl: this.fake.baseURL,
+      scenarios: ['answer', 'stream', 'chat', 'search'],
       sessionId: `${serviceName}-conversation`,
       extraEnv: { ...combo.env_vars },
     });
     if (run.code !== 0) throw new Error(`${combo.id} over ${transport}: the service exited ${run.code}\n${run.stderr.slice(-4000)}`);
     const mine = () => this.#triplets.filter((t) => t.service === serviceName);
     // The SDK flushed at exit: every span is in. Wait until each turn is judged, then for stragglers.
-    await waitFor(() => mine().length >= run.reports.length, 60_000, 100).catch(() => undefined);
+    await waitFor(() => mine().length >= answered(run), 60_000, 100).catch(() => undefined);
     await new Promise((r) => setTimeout(r, TRACE_IDLE_MS * 4));
     const triplets = mine();
     const records = this.#records.filter((r) => r.service === serviceName);
@@ -144,11 +148,12 @@ export function pythonCaptureSuite(env: string): void {
       for (const transport of TRANSPORTS) {
         it(`${combo.framework} + ${combo.instrumentation} over ${transport}`, { timeout: 240_000 }, async () => {
           const { run, triplets, check, unscored } = await harness.run(combo, transport);
-          expect(run.reports.map((r) => `${r.scenario}/${r.turn}`)).toEqual(['answer/1', 'stream/1', 'chat/1', 'chat/2']);
+          expect(run.reports.map((r) => `${r.scenario}/${r.turn}`)).toEqual(['answer/1', 'stream/1', 'chat/1', 'chat/2', 'search/1']);
+          expect(run.reports.at(-1)!.sources.length).toBeGreaterThan(0);
           // What a library does not give is a missing capability (below), never a wrong value.
           expect(check.problems.filter((p) => !/^stream: TTFT/.test(p))).toEqual([]);
           expect(check.phantoms).toEqual([]);
-          expect(triplets).toHaveLength(run.reports.length);
+          expect(triplets).toHaveLength(answered(run));
           expect(unscored).toEqual([]);
           expect(check.capabilities).toEqual(committedCapabilities(combo.id) ?? 'run once with RAGWATCH_WRITE_FIXTURES=1');
         });

@@ -8,7 +8,7 @@ import type { ScoreRecord, Triplet } from '../../../src/triplet.ts';
 
 /** One answered turn as the service printed it (`RAGWATCH-REPORT {json}`). */
 export interface TurnReport {
-  scenario: 'answer' | 'stream' | 'chat';
+  scenario: 'answer' | 'stream' | 'chat' | 'search';
   turn: number;
   question: string;
   answer: string;
@@ -59,9 +59,11 @@ export function checkCapture(reports: readonly TurnReport[], triplets: readonly 
     const i = left.findIndex(pred);
     return i < 0 ? undefined : left.splice(i, 1)[0];
   };
-  const matched = reports.map((r) => take((t) => t.response === r.answer) ?? take((t) => t.query === r.question));
+  // A search (the retriever alone, no model call) gives no triplet: whatever would match it stays a phantom.
+  const matched = reports.map((r) => (r.scenario === 'search' ? undefined : (take((t) => t.response === r.answer) ?? take((t) => t.query === r.question))));
   const caps: Capabilities = { query: true, sources: true, response: true, ttft: false, tpot: false, conversationId: false, history: false };
   reports.forEach((r, i) => {
+    if (r.scenario === 'search') return;
     const t = matched[i];
     const label = `${r.scenario} turn ${r.turn}`;
     if (!t) {

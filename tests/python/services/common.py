@@ -6,9 +6,10 @@ per answered turn, one line `RAGWATCH-REPORT {json}` on stdout: the question, th
 retriever really returned (id, text) and the answer it really received. The tests compare what
 ragwatch captured with these reports.
 
-Scenarios (argv[1], comma-separated; default all): `answer` (one question, plain call), `stream`
-(one question, streamed), `chat` (two turns of one conversation, the second with the first in its
-history, under the conversation id RAG_SESSION_ID when the instrumentation has a way to say it).
+Scenarios (argv[1], comma-separated; default answer,stream,chat): `answer` (one question, plain call),
+`stream` (one question, streamed), `chat` (two turns of one conversation, the second with the first in
+its history, under the conversation id RAG_SESSION_ID when the instrumentation has a way to say it),
+`search` (the retriever alone, no model call: a request that must give no triplet).
 
 RAG_INSTRUMENTATION names the instrumentation set the process runs under (openinference,
 traceloop, genai, langfuse, haystack): it decides how the conversation id is set, the way that
@@ -165,8 +166,9 @@ def report(scenario: str, turn: int, question: str, answer: Answer, stream: bool
     print("RAGWATCH-REPORT " + json.dumps(line), flush=True)
 
 
-def run(pipeline: Pipeline, wrap: Callable[[str, Callable[[], Answer]], Answer] | None = None) -> None:
-    """Answers the scenarios named on the command line; `wrap(name, call)` runs each turn (e.g. in an app span)."""
+def run(pipeline: Pipeline, search: Callable[[str], list] | None = None, wrap: Callable[[str, Callable[[], Answer]], Answer] | None = None) -> None:
+    """Answers the scenarios named on the command line; `search(question)` is the retriever alone;
+    `wrap(name, call)` runs each turn (e.g. in an app span)."""
     setup()
     wanted = sys.argv[1].split(",") if len(sys.argv) > 1 and sys.argv[1] else ["answer", "stream", "chat"]
     call = wrap or (lambda _name, fn: fn())
@@ -183,6 +185,9 @@ def run(pipeline: Pipeline, wrap: Callable[[str, Callable[[], Answer]], Answer] 
                     a = call(name, lambda: pipeline(q, list(history), False))
                     report(name, i, q, a, False)
                     history += [{"role": "user", "content": q}, {"role": "assistant", "content": a.text}]
+        elif name == "search" and search is not None:
+            q = turns["search"]["question"]
+            report(name, 1, q, Answer("", search(q)), False)
         else:
-            raise SystemExit(f"unknown scenario {name!r} (answer, stream, chat)")
+            raise SystemExit(f"unknown scenario {name!r} (answer, stream, chat, search)")
     shutdown()

@@ -20,13 +20,19 @@ store.write_documents([Document(id=d["id"], content=d["text"]) for d in DOCUMENT
 
 SYSTEM = "Answer only from the context.\nContext:\n{% for d in documents %}[{{ d.id }}] {{ d.content }}\n{% endfor %}"
 
-pipe = Pipeline()
+OpenTelemetryConnector = None
 if instrumentation() == "haystack":
-    # Haystack's own tracer (Haystack 3: the opentelemetry-haystack integration), on the global
-    # TracerProvider that opentelemetry-instrument set up; HAYSTACK_CONTENT_TRACING_ENABLED=true
-    # adds the components' inputs and outputs.
-    from haystack_integrations.components.connectors.opentelemetry import OpenTelemetryConnector
+    # Haystack's own tracer, on the global TracerProvider that opentelemetry-instrument set up;
+    # HAYSTACK_CONTENT_TRACING_ENABLED=true adds the components' inputs and outputs. Haystack 3: the
+    # opentelemetry-haystack integration's connector in the pipeline. Haystack 2: built in, it turns
+    # itself on when it finds a configured OpenTelemetry SDK.
+    try:
+        from haystack_integrations.components.connectors.opentelemetry import OpenTelemetryConnector
+    except ImportError:
+        pass
 
+pipe = Pipeline()
+if OpenTelemetryConnector is not None:
     pipe.add_component("tracer", OpenTelemetryConnector())
 pipe.add_component("retriever", InMemoryBM25Retriever(document_store=store, top_k=TOP_K))
 pipe.add_component("prompt_builder", ChatPromptBuilder(variables=["documents"], required_variables=["documents"]))
@@ -34,6 +40,12 @@ pipe.add_component("prompt_builder", ChatPromptBuilder(variables=["documents"], 
 pipe.add_component("llm", OpenAIChatGenerator(model=MODEL, generation_kwargs={"temperature": 0}))
 pipe.connect("retriever.documents", "prompt_builder.documents")
 pipe.connect("prompt_builder.prompt", "llm.messages")
+
+# A search endpoint: the retriever alone.
+search_pipe = Pipeline()
+search_pipe.add_component("retriever", InMemoryBM25Retriever(document_store=store, top_k=TOP_K))
+if OpenTelemetryConnector is not None:
+    search_pipe.add_component("tracer", OpenTelemetryConnector())
 
 
 def message(m: dict) -> ChatMessage:
@@ -52,5 +64,9 @@ def answer(question: str, history: list | None, stream: bool) -> Answer:
     return Answer(text, docs)
 
 
+def search(question: str) -> list[dict]:
+    return [{"id": d.id, "text": d.content} for d in search_pipe.run({"retriever": {"query": question}})["retriever"]["documents"]]
+
+
 if __name__ == "__main__":
-    run(answer)
+    run(answer, search)

@@ -49,5 +49,9 @@ def answer(question: str, history: list | None, stream: bool) -> Answer:
     return Answer(text, as_docs(docs))
 
 
+def search(question: str) -> list[dict]:
+    return as_docs(retriever.invoke(question, config={"callbacks": callbacks()}))
+
+
 if __name__ == "__main__":
-    run(answer)
+    run(answer, search)

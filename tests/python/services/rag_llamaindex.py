@@ -37,5 +37,9 @@ def answer(question: str, history: list | None, stream: bool) -> Answer:
     return Answer(text, sources(out.source_nodes))
 
 
+def search(question: str) -> list[dict]:
+    return sources(index.as_retriever(similarity_top_k=TOP_K).retrieve(question))
+
+
 if __name__ == "__main__":
-    run(answer)
+    run(answer, search)

@@ -50,4 +50,4 @@ def answer(question: str, history: list | None, stream: bool) -> Answer:
 
 
 if __name__ == "__main__":
-    run(answer)
+    run(answer, retrieve)
