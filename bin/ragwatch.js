@@ -3,6 +3,13 @@
 // else the TypeScript sources directly (Node >= 22.18 strips types natively).
 import { existsSync } from 'node:fs';
 import { setFlagsFromString } from 'node:v8';
+import { nodeVersionProblem } from './node-version.js';
+
+const tooOld = nodeVersionProblem(process.versions.node);
+if (tooOld) {
+  process.stderr.write(`${tooOld}\n`);
+  process.exit(1);
+}
 
 // Bound the V8 heap's headroom: by default V8 lets the old generation grow to up to 4× its live size
 // before a full GC when GC looks cheap, and ingest promotes every buffered span (they wait

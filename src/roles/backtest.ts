@@ -19,6 +19,7 @@ import type { ReleaseVerdict } from '../slices/statistic.ts';
 import { SloMonitor } from '../slo/monitor.ts';
 import { sloAlertName, sloRulesFromConfig } from '../slo/rules.ts';
 import { createInstruments, instrumentsOptionsFromConfig } from '../telemetry/instruments.ts';
+import type { AlertNotice } from '../metrics/notifier.ts';
 import { BUILTIN_REGISTRY, metricRegistryOf, type MetricRegistry } from '../metric-registry.ts';
 import { scoreRecordSchema, type ScoreRecord } from '../triplet.ts';
 
@@ -130,16 +131,29 @@ export async function backtest(config: RagwatchConfig, lines: Iterable<string> |
   return { ...replay(config, records), rejected, rejectedMore, unknownMetrics };
 }
 
-/** Replays score records, already in timestamp order, through the alert evaluators of `config` (no notification). */
-export function replay(config: RagwatchConfig, records: ReadonlyArray<{ ms: number; record: ScoreRecord }>): Pick<BacktestReport, 'records' | 'from' | 'to' | 'alerts' | 'releases'> {
+/** Who else watches a replay: each record as it is replayed, and every alert change (firing, resolved) as a notice. */
+export interface ReplayObserver {
+  onRecord?: (record: ScoreRecord) => void;
+  onNotices?: (changed: readonly AlertNotice[]) => void;
+}
+
+/**
+ * Replays score records, already in timestamp order, through the alert evaluators of `config`. No
+ * notification leaves; an `observer` (the history of a backtest-style picture) hears the records and
+ * the alert changes, stamped with the simulated clock.
+ */
+export function replay(config: RagwatchConfig, records: ReadonlyArray<{ ms: number; record: ScoreRecord }>, observer: ReplayObserver = {}): Pick<BacktestReport, 'records' | 'from' | 'to' | 'alerts' | 'releases'> {
   // No notification leaves a backtest, whatever the configuration says.
   const quiet: RagwatchConfig = { ...config, alerts: { ...config.alerts, alertmanager: { ...config.alerts.alertmanager, url: undefined }, webhook: { ...config.alerts.webhook, url: undefined } }, metrics: { ...config.metrics, processMetrics: false } };
   let now = records[0]?.ms ?? 0;
   const clock = () => now;
   const scores = new ScoreMetrics({ config: quiet, instruments: createInstruments(instrumentsOptionsFromConfig(quiet)), now: clock });
-  const change = new ChangeMonitor({ ...changeRulesFromConfig(quiet.alerts), now: clock, serviceOf: (r) => scores.serviceOf(r) });
-  const slo = new SloMonitor({ rules: sloRulesFromConfig(quiet.alerts), now: clock, serviceOf: (r) => scores.serviceOf(r), keepFiringForMs: requireDurationMs(quiet.alerts.keepFiringFor) });
-  const slices = new SliceMonitor({ ...sliceSettingsFromConfig(quiet.alerts), now: clock, serviceOf: (r) => scores.serviceOf(r) });
+  // The quiet configuration has no target: the notifier reaches the observer only.
+  if (observer.onNotices) scores.notifier.observe(observer.onNotices);
+  const notifier = observer.onNotices ? { notifier: scores.notifier } : {};
+  const change = new ChangeMonitor({ ...changeRulesFromConfig(quiet.alerts), now: clock, serviceOf: (r) => scores.serviceOf(r), ...notifier });
+  const slo = new SloMonitor({ rules: sloRulesFromConfig(quiet.alerts), now: clock, serviceOf: (r) => scores.serviceOf(r), keepFiringForMs: requireDurationMs(quiet.alerts.keepFiringFor), ...notifier });
+  const slices = new SliceMonitor({ ...sliceSettingsFromConfig(quiet.alerts), now: clock, serviceOf: (r) => scores.serviceOf(r), ...notifier });
   const releases = new Map<string, BacktestRelease>();
   const step = quiet.alerts.evaluationIntervalMs;
   const open = new Map<string, { alert: BacktestAlert; startMs: number }>();
@@ -185,6 +199,7 @@ export function replay(config: RagwatchConfig, records: ReadonlyArray<{ ms: numb
     change.onRecord(record);
     slo.onRecord(record);
     slices.onRecord(record);
+    observer.onRecord?.(record);
   }
   // One last evaluation after the last record closes what is still firing there.
   if (records.length > 0) {

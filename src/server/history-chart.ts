@@ -158,7 +158,7 @@ export function chartTable(c: ChartInput): string {
     .filter((p) => p.answers > 0)
     .map((p) => `<tr><th scope="row"><a href="${h(examplesHref(c.service, c.metric, p.t, p.t + c.stepMs, c.threshold))}">${chartTime(p.t, withDay)}</a></th><td>${fmt2(p.mean)}</td><td>${p.band ? `${fmt2(p.band.low)}–${fmt2(p.band.high)}` : '–'}</td><td>${pct(p.flaggedShare)}</td><td>${p.answers}</td></tr>`);
   if (rows.length === 0) return '';
-  return `<details class="numbers"><summary>The numbers (${rows.length} steps of ${Math.round(c.stepMs / 60_000)} min, UTC)</summary><table><tr><th>step</th><th>mean</th><th>normal band</th><th>flagged</th><th>answers</th></tr>${rows.join('')}</table></details>`;
+  return `<details class="numbers"><summary>The numbers (${rows.length} ${rows.length === 1 ? 'step' : 'steps'} of ${Math.round(c.stepMs / 60_000)} min, UTC)</summary><table><tr><th>step</th><th>mean</th><th>normal band</th><th>flagged</th><th>answers</th></tr>${rows.join('')}</table></details>`;
 }
 
 /** The legend shared by the charts of a page. */

@@ -52,7 +52,7 @@ export function historySection(view: HistoryView | undefined, o: { nowMs: number
 
 /** The section's style (the front door adds it to its own). */
 export const HISTORY_STYLE = `nav.ranges{display:flex;gap:.3rem;margin:.3rem 0}nav.ranges a{padding:.1rem .55rem;border:1px solid #adb5bd;border-radius:3px;text-decoration:none;color:#1b1b1b}nav.ranges a[aria-current]{background:#1f2933;color:#fff;border-color:#1f2933}
-.charts{display:grid;grid-template-columns:repeat(auto-fill,minmax(21rem,1fr));gap:.8rem 1.2rem}figure.history{margin:0}figure.history figcaption{font-size:.92rem}svg.history-chart{display:block;max-width:30rem}
+.charts{display:grid;grid-template-columns:repeat(auto-fill,minmax(23rem,1fr));gap:.8rem 1.4rem}figure.history{margin:0}figure.history figcaption{font-size:.92rem}svg.history-chart{display:block;max-width:36rem}
 svg.history-chart text{font-size:9px;fill:#495057}svg.history-chart a.step:hover rect,svg.history-chart a.step:focus rect{fill:#1864ab22}svg.history-chart a.firing:hover rect{opacity:.3}
 p.summary{font-size:.8rem;margin:.15rem 0;color:#333}details.numbers{font-size:.8rem}details.numbers table{margin-top:.3rem}.legend span{margin-right:.5rem}`;
 
