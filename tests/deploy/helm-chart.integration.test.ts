@@ -298,7 +298,7 @@ describe('helm chart', () => {
     expect(noSuites.stderr).toContain('prober.suites');
   });
 
-  it('scoring pods keep the review store on /var/lib/ragwatch (emptyDir, or an existing claim for all-in-one)', () => {
+  it('scoring pods keep the review store on /var/lib/ragwatch (emptyDir, or an existing claim for all-in-one and the slices pod)', () => {
     type Pod = { containers: Array<{ env?: Array<{ name: string; value?: string }>; volumeMounts?: Array<{ name: string; mountPath: string }> }>; volumes?: Array<{ name: string; emptyDir?: unknown; persistentVolumeClaim?: { claimName: string } }> };
     const pod = (objects: K8sObject[], arg: string) => (ofKind<DeploymentObj>(objects, 'Deployment').find((d) => d.spec.template.spec.containers[0]!.args![0] === arg)!.spec.template.spec as unknown as Pod);
     const start = pod(helmTemplate([]), 'start');
@@ -310,6 +310,10 @@ describe('helm chart', () => {
     const split = helmTemplate(['-f', join(ROOT, 'helm', 'examples', 'kafka-split.values.yaml')]);
     expect(pod(split, 'scorer').containers[0]!.env).toContainEqual({ name: 'RAGWATCH_DATA_DIR', value: '/var/lib/ragwatch' });
     expect(JSON.stringify(pod(split, 'collector'))).not.toContain('RAGWATCH_DATA_DIR');
+    // Split mode: the history is the slices pod's (docs/history.md), the claim too; scorers keep their emptyDir.
+    const splitPvc = helmTemplate(['-f', join(ROOT, 'helm', 'examples', 'kafka-split.values.yaml'), '--set', 'store.persistence.enabled=true', '--set', 'store.persistence.existingClaim=ragwatch-data']);
+    expect(pod(splitPvc, 'slices').volumes!.find((v) => v.name === 'data')!.persistentVolumeClaim).toEqual({ claimName: 'ragwatch-data' });
+    expect(pod(splitPvc, 'scorer').volumes!.find((v) => v.name === 'data')!.emptyDir).toBeDefined();
     const noClaim = runHelm(['template', 'rw', CHART, '--set', 'store.persistence.enabled=true']);
     expect(noClaim.status).not.toBe(0);
     expect(noClaim.stderr).toContain('store.persistence.existingClaim');
