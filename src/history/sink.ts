@@ -61,8 +61,8 @@ export class HistorySink implements RecordSink {
     for (const r of this.#store.releases()) this.#serviceReleases(r.service).set(r.release, { ...r, dirty: false });
     if (options.registry) {
       const registers = [options.registry];
-      this.#dropped = new Counter({ name: 'ragwatch_history_dropped_total', help: 'Scores not added to the history, by reason: max_series (history.maxSeries reached), too_old (stamped before history.retention), pending_full (too many unwritten minutes), unknown_metric (not a metric of the configuration, e.g. a newer scorer\'s evaluator).', labelNames: ['reason'], registers });
-      for (const reason of ['max_series', 'too_old', 'pending_full', 'unknown_metric']) this.#dropped.inc({ reason }, 0);
+      this.#dropped = new Counter({ name: 'ragwatch_history_dropped_total', help: 'Scores not added to the history, by reason: max_series (history.maxSeries reached), too_old (stamped before history.retention), pending_full (too many unwritten minutes), unknown_metric (not a metric of the configuration, e.g. a newer scorer\'s evaluator), error (a failure adding it).', labelNames: ['reason'], registers });
+      for (const reason of ['max_series', 'too_old', 'pending_full', 'unknown_metric', 'error']) this.#dropped.inc({ reason }, 0);
       this.#other = new Counter({ name: 'ragwatch_history_releases_other_total', help: 'Answers kept under release "other": their service had history.maxReleasesPerService releases within the retention.', registers });
     }
   }
@@ -101,6 +101,15 @@ export class HistorySink implements RecordSink {
   /** Adds a production answer's scores to their minutes. Never throws, never does I/O. */
   onRecord(record: ScoreRecord, triplet?: SampledTriplet): void {
     if (this.#closed || record.origin === 'probe') return;
+    try {
+      this.#add(record, triplet);
+    } catch {
+      // A wiring callback that throws (serviceOf, thresholds) must not reach the scorer.
+      this.#dropped?.inc({ reason: 'error' });
+    }
+  }
+
+  #add(record: ScoreRecord, triplet: SampledTriplet | undefined): void {
     const now = this.#o.now();
     const stamped = Date.parse(record.timestamp);
     const ms = Number.isFinite(stamped) && stamped <= now + MAX_FUTURE_MS ? stamped : now;
