@@ -21,14 +21,14 @@ describe('package entries', () => {
     expect(subpaths).toEqual(expect.arrayContaining(['.', './plugin', './pipeline', './server', './rules', './judges']));
   });
 
-  it('the main entry exports the processors, config, wire contract and errors; the rest is under subpaths', async () => {
+  it('the main entry exports the processors, config, metric registry, wire contract and errors; the rest is under subpaths', async () => {
     const main = await import('../../src/index.ts');
-    expect(Object.keys(main).sort()).toEqual(['ConfigError', 'METRIC_NAMES', 'OtlpDecodeError', 'RagwatchError', 'RagwatchLogRecordProcessor', 'RagwatchSpanProcessor', 'SCHEMA_VERSION', 'defaultConfig', 'fromLogRecord', 'fromReadableSpan', 'loadConfig', 'sampledTripletSchema', 'scoreRecordSchema', 'tripletSchema']);
+    expect(Object.keys(main).sort()).toEqual(['BUILTIN_METRICS', 'BUILTIN_REGISTRY', 'ConfigError', 'MAX_EVALUATORS', 'METRIC_NAMES', 'MetricRegistry', 'OtlpDecodeError', 'RagwatchError', 'RagwatchLogRecordProcessor', 'RagwatchSpanProcessor', 'SCHEMA_VERSION', 'defaultConfig', 'fromLogRecord', 'fromReadableSpan', 'loadConfig', 'metricRegistryOf', 'sampledTripletSchema', 'scoreRecordSchema', 'tripletSchema']);
     const plugin = await import('../../src/plugin.ts');
     for (const name of Object.keys(plugin)) expect(main).toHaveProperty(name);
     expect(Object.keys(await import('../../src/api/server.ts')).sort()).toEqual(['QualityMonitor', 'instrumentsOptionsFromConfig', 'startApp']);
     expect(Object.keys(await import('../../src/api/pipeline.ts')).sort()).toEqual(['Pipeline', 'RateSampler', 'RulesSampler', 'ScoringBudget', 'StratifiedSampler', 'createSampler']);
     expect(Object.keys(await import('../../src/api/rules.ts')).sort()).toEqual(['DIAGNOSIS_COMPONENTS', 'DIAGNOSIS_PATTERNS', 'alertName', 'diagnose', 'generateRules']);
-    expect(Object.keys(await import('../../src/api/judges.ts')).sort()).toEqual(['EmbeddedJudge', 'LlmJudge', 'aggregateVerdicts', 'createJudge']);
+    expect(Object.keys(await import('../../src/api/judges.ts')).sort()).toEqual(['EmbeddedJudge', 'LlmJudge', 'aggregateVerdicts', 'createEvaluators', 'createJudge']);
   });
 });
