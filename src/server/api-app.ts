@@ -23,7 +23,7 @@ import type { SliceView } from './releases-section.ts';
 import { accountingSnapshot } from '../metrics/accounting.ts';
 import type { ProbeRuns, SuiteRuns } from '../probes/run-view.ts';
 import { renderHomePage, type FrontDoor } from './home-page.ts';
-import { pageHeaders } from './layout.ts';
+import { newNonce, pageHeaders } from './layout.ts';
 import { renderProbesPage } from './probes-page.ts';
 import type { ReviewStore } from '../store/review-store.ts';
 import type { WeaknessView } from '../weakness/monitor.ts';
@@ -179,7 +179,10 @@ function mountSlices(app: Hono, slices: SliceView, auth: UiAuthOptions | undefin
   app.use('/api/*', guard);
   if (history) {
     app.use('/', guard);
-    app.get('/', (c) => c.html(renderHistoryPage(history, { nowMs: Date.now(), range: historyRange(c.req.query('range')), releases: slices.releases() }), 200, pageHeaders()));
+    app.get('/', (c) => {
+      const nonce = newNonce();
+      return c.html(renderHistoryPage(history, { nowMs: Date.now(), range: historyRange(c.req.query('range')), releases: slices.releases(), nonce }), 200, pageHeaders({ nonce }));
+    });
     mountSeries(app, history, () => (metrics ?? metricRegistryOf({})).names());
   }
   app.get('/api/releases', (c) => c.json({ services: slices.releases() }));
@@ -232,7 +235,10 @@ function mountUi(app: Hono, quality: UiSources, options: Pick<ApiAppOptions, 're
   app.get('/login', login);
   app.post('/login', loginLimit, login);
   for (const path of ['/', '/api/*', '/examples', '/review', '/calibration', '/weaknesses', '/probes', '/exams']) app.use(path, guard);
-  app.get('/', async (c) => c.html(renderHomePage({ ...(await frontDoorOf(quality, options)), history: quality.history, range: historyRange(c.req.query('range')) }), 200, pageHeaders()));
+  app.get('/', async (c) => {
+    const nonce = newNonce();
+    return c.html(renderHomePage({ ...(await frontDoorOf(quality, options)), history: quality.history, range: historyRange(c.req.query('range')), nonce }), 200, pageHeaders({ nonce }));
+  });
   // Any metric of the configuration's registry: the built-ins and the configured evaluators.
   mountSeries(app, quality.history, () => metricRegistryOf(quality.settings).names());
   const traceUrlTemplate = options.traceUrlTemplate ?? quality.settings.server.traceUrlTemplate;

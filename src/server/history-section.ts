@@ -53,17 +53,44 @@ export function historySection(view: HistoryView | undefined, o: { nowMs: number
 /** The section's style (the front door adds it to its own). */
 export const HISTORY_STYLE = `nav.ranges{display:flex;gap:.3rem;margin:.3rem 0}nav.ranges a{padding:.1rem .55rem;border:1px solid #adb5bd;border-radius:3px;text-decoration:none;color:#1b1b1b}nav.ranges a[aria-current]{background:#1f2933;color:#fff;border-color:#1f2933}
 .charts{display:grid;grid-template-columns:repeat(auto-fill,minmax(23rem,1fr));gap:.8rem 1.4rem}figure.history{margin:0}figure.history figcaption{font-size:.92rem}svg.history-chart{display:block;max-width:36rem}
-svg.history-chart text{font-size:9px;fill:#495057}svg.history-chart a.step:hover rect,svg.history-chart a.step:focus rect{fill:#1864ab22}svg.history-chart a.firing:hover rect{opacity:.3}
+svg.history-chart text{font-size:9px;fill:#495057}svg.history-chart a.step:hover rect,svg.history-chart a.step:focus rect{fill:#1864ab22}svg.history-chart a.firing:hover rect{opacity:.3}svg.history-chart{touch-action:pan-y;user-select:none}
 p.summary{font-size:.8rem;margin:.15rem 0;color:#333}details.numbers{font-size:.8rem}details.numbers table{margin-top:.3rem}.legend span{margin-right:.5rem}`;
 
 /** The `ragwatch slices` pod's page (split mode): the history it keeps over every scorer's records, and the releases. */
-export function renderHistoryPage(view: HistoryView, o: { nowMs: number; range: HistoryRange; releases: readonly ServiceReleases[] }): string {
+export function renderHistoryPage(view: HistoryView, o: { nowMs: number; range: HistoryRange; releases: readonly ServiceReleases[]; nonce?: string }): string {
   const ago = (ms: number) => `${Math.round((o.nowMs - ms) / 60_000)} min ago`;
   return renderPage({
     title: 'history',
     path: '/',
     refreshS: 30,
     style: HISTORY_STYLE,
+    ...(o.nonce ? { script: { nonce: o.nonce, code: HISTORY_SCRIPT } } : {}),
     body: `<h1>Quality over time</h1><p class="meta">The <code>ragwatch slices</code> pod: every scorer's answers, as of ${h(new Date(o.nowMs).toISOString())}. The scorers' pages show the rest (alerts, examples, review).</p>${historySection(view, o)}${releasesSection(o.releases, ago)}`,
   });
 }
+
+/**
+ * The charts' one enhancement for a browser with JavaScript (the page works without): drag across a
+ * chart to open the examples of that range, snapped to its steps. A click stays a click (the step's link).
+ */
+export const HISTORY_SCRIPT = `for (const svg of document.querySelectorAll('svg.history-chart[data-examples]')) {
+  const d = svg.dataset, from = +d.from, to = +d.to, step = +d.step, x0 = +d.x0, x1 = +d.x1, width = +d.width;
+  const xOf = (e) => { const r = svg.getBoundingClientRect(); return Math.min(x1, Math.max(x0, ((e.clientX - r.left) / r.width) * width)); };
+  const tOf = (x) => from + ((x - x0) / (x1 - x0)) * (to - from);
+  const band = document.createElementNS('http://www.w3.org/2000/svg', 'rect');
+  band.setAttribute('class', 'selecting'); band.setAttribute('y', '14'); band.setAttribute('height', '100'); band.setAttribute('fill', '#1864ab'); band.setAttribute('opacity', '0.15'); band.setAttribute('width', '0');
+  let start = null;
+  svg.addEventListener('pointerdown', (e) => { if (e.button !== 0) return; start = xOf(e); band.setAttribute('x', String(start)); band.setAttribute('width', '0'); svg.appendChild(band); });
+  svg.addEventListener('pointermove', (e) => { if (start === null) return; const x = xOf(e); band.setAttribute('x', String(Math.min(start, x))); band.setAttribute('width', String(Math.abs(x - start))); });
+  const end = (e) => {
+    if (start === null) return;
+    const x = xOf(e), a = Math.min(start, x), b = Math.max(start, x);
+    start = null; band.remove();
+    if (b - a < 4) return;
+    e.preventDefault();
+    const t0 = Math.floor(tOf(a) / step) * step, t1 = Math.ceil(tOf(b) / step) * step;
+    location.href = d.examples + '&from=' + t0 + '&to=' + t1;
+  };
+  svg.addEventListener('pointerup', end);
+  svg.addEventListener('pointerleave', (e) => { if (start !== null) end(e); });
+}`;

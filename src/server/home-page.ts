@@ -17,7 +17,7 @@ import type { SuiteRuns } from '../probes/run-view.ts';
 import type { ServiceReleases, SliceStatus } from '../slices/types.ts';
 import type { SloAlert } from '../slo/monitor.ts';
 import type { HistoryView } from '../history/types.ts';
-import { HISTORY_STYLE, historySection, type HistoryRange } from './history-section.ts';
+import { HISTORY_SCRIPT, HISTORY_STYLE, historySection, type HistoryRange } from './history-section.ts';
 import { releasesSection, sliceAlertItems } from './releases-section.ts';
 import { escapeHtml as h, fmt2 as f2, renderPage, suiteAnchor as anchor } from './layout.ts';
 
@@ -43,6 +43,8 @@ export interface FrontDoor {
   history?: HistoryView | undefined;
   /** The charts' range (the chooser). Default 24h. */
   range?: HistoryRange;
+  /** The response's script nonce: with it, a range dragged across a chart opens its examples. */
+  nonce?: string;
 }
 
 const pct = (v: number | null | undefined) => (v === null || v === undefined ? '–' : `${(v * 100).toFixed(0)} %`);
@@ -153,6 +155,7 @@ export function renderHomePage(d: FrontDoor): string {
     title: 'overview',
     path: '/',
     refreshS: 30,
+    ...(d.nonce ? { script: { nonce: d.nonce, code: HISTORY_SCRIPT } } : {}),
     style: HISTORY_STYLE + 'ul.alerts li{margin:.25rem 0}table.svc{margin-bottom:.6rem}h3{font-size:1rem;margin:.9rem 0 .3rem}td svg{vertical-align:middle}ul.pages li{margin:.15rem 0}.grid{display:flex;flex-wrap:wrap;gap:0 2.5rem}.grid>section{flex:1 1 30rem}',
     body: `<h1>What ragwatch sees now</h1><p class="meta">As of ${h(new Date(d.nowMs).toISOString())}; this page reloads every 30 s.</p>
 ${alerts(d)}${services(d)}${historySection(d.history, { nowMs: d.nowMs, range: d.range ?? '24h' })}${releasesSection(d.releases, (ms) => ago(d.nowMs, ms))}<div class="grid">${probes(d)}${calibration(d)}</div><div class="grid">${exams(d)}${pipeline(d)}</div>${pages}`,

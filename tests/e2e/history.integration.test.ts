@@ -6,8 +6,9 @@
  *   draws the same history before any new answer arrives;
  * - a backtest-style history: three days of score records with a release change and a drop in
  *   groundedness with it, replayed through the alert evaluators on a simulated clock into the history;
- *   `ragwatch start` on that store shows the firing shaded and the release marked, and a firing opens
- *   the examples of its window (docs/images/history-drop.png).
+ *   `ragwatch start` on that store shows the firing shaded and the release marked, a range dragged
+ *   across the chart and a firing open the examples of their windows (docs/images/history-drop.png).
+ * About 100 s: the demo traffic has to span two clock minutes for a chart to draw a line (two steps).
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -63,11 +64,11 @@ describe('after a demo run', () => {
     dirs.push(dataDir);
     let app = await start(dataDir);
     try {
-      // npm run demo for two minutes (90 requests, 80 % grounded), without its demo RAG service: three one-minute steps.
-      const demo = spawn(process.execPath, ['scripts/demo.ts', '--url', app.otlp, '--rate', '0.75', '--count', '90', '--rag-port', 'off'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+      // npm run demo for 66 s (66 requests, 80 % grounded), without its demo RAG service: at least two one-minute steps.
+      const demo = spawn(process.execPath, ['scripts/demo.ts', '--url', app.otlp, '--rate', '1', '--count', '66', '--rag-port', 'off'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
       expect(await new Promise((r) => demo.once('exit', r))).toBe(0);
-      // All 90 judged (a metric may be skipped on some answers: each has its own count).
-      await waitFor(async () => /^ragwatch_triplets_scored_total(\{[^}]*\})? 90$/m.test(await (await fetch(`${app.http}/metrics`)).text()), 120_000, 500);
+      // All 66 judged (a metric may be skipped on some answers: each has its own count).
+      await waitFor(async () => /^ragwatch_triplets_scored_total(\{[^}]*\})? 66$/m.test(await (await fetch(`${app.http}/metrics`)).text()), 120_000, 500);
       const status = await json<{ means: Array<{ metric: string; judge: string; service: string; samples: number }> }>(`${app.http}/api/status`);
       const samples = Object.fromEntries(status.means.map((m) => [m.metric, m.samples]));
       const metrics = Object.keys(samples).sort();
@@ -159,6 +160,23 @@ describe('a backtest-style history: a drop that came with a release', () => {
         const other = page.locator('#history figure.history', { has: page.locator('figcaption b:text-is("faithfulness")') });
         expect(await other.locator('svg rect.firing').count()).toBe(0);
         await page.locator('#history').screenshot({ path: join(ROOT, 'tests/.artifacts/history-drop.png') });
+        // Drag from the release line to the chart's right end: the examples of that range, snapped to 10-minute steps.
+        const box = (await figure.locator('svg').boundingBox())!;
+        const scale = box.width / 360;
+        const [y, xStart, xEnd] = [box.y + 60 * scale, box.x + line * scale + 1, box.x + 350 * scale];
+        await page.mouse.move(xStart, y);
+        await page.mouse.down();
+        await page.mouse.move((xStart + xEnd) / 2, y, { steps: 4 });
+        await page.mouse.move(xEnd, y, { steps: 4 });
+        await page.mouse.up();
+        await page.waitForURL(/\/examples\?service=rag&metric=groundedness&below=0\.8&from=\d+&to=\d+$/);
+        const asked = new URL(page.url()).searchParams;
+        const [from, to] = [Number(asked.get('from')), Number(asked.get('to'))];
+        expect(from % 600_000).toBe(0);
+        expect(to % 600_000).toBe(0);
+        expect(Math.abs(from - releaseMs)).toBeLessThanOrEqual(20 * 60_000);
+        expect(to).toBeGreaterThan(now - 20 * 60_000);
+        await page.goBack();
         // SVG shapes never count as "stable" for Playwright's actionability wait: a forced click, a real one all the same.
         await figure.locator('svg a.firing rect').first().click({ force: true });
         await page.waitForURL(/\/examples\?service=rag&metric=groundedness&below=0\.8&from=\d+&to=\d+/);
