@@ -31,9 +31,9 @@ interface Bucket extends RollupSums {
 
 const emptyBucket = (): Bucket => ({ ...emptySums(), flaggedBase: 0 });
 
-function add(into: Bucket, r: RollupSums): void {
+function add(into: Bucket, r: RollupSums & { flaggedBase?: number }): void {
   addSums(into, r);
-  if (r.flaggedWeight !== undefined) into.flaggedBase += r.weight;
+  if (r.flaggedWeight !== undefined) into.flaggedBase += r.flaggedBase ?? r.weight;
 }
 
 function addBucket(into: Bucket, b: Bucket): void {
@@ -72,9 +72,10 @@ function pointOf(t: number, b: Bucket, base: Bucket): SeriesPoint {
 
 /**
  * The steps of `[fromMs, toMs)` (aligned to multiples of `stepMs` since the epoch), one series per judge
- * in the rollups, summed over releases. `rollups` should reach `bandWindowMs` before `fromMs` for the band.
+ * in the rollups, summed over releases. `rollups` should reach `bandWindowMs` before `fromMs` for the band;
+ * they may be pre-summed per step (`flaggedBase` then says the weight that had a threshold).
  */
-export function drawSeries(rollups: readonly Rollup[], o: { fromMs: number; toMs: number; stepMs: number; bandWindowMs: number }): JudgeSeries[] {
+export function drawSeries(rollups: ReadonlyArray<Rollup & { flaggedBase?: number }>, o: { fromMs: number; toMs: number; stepMs: number; bandWindowMs: number }): JudgeSeries[] {
   const step = o.stepMs;
   const start = Math.floor(o.fromMs / step) * step;
   const bandSteps = Math.max(1, Math.ceil(o.bandWindowMs / step));

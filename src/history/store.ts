@@ -85,6 +85,10 @@ export class HistoryStore {
       deleteSeries: p('DELETE FROM history_series WHERE id = ?'),
       rollups: p(`SELECT s.service, s.metric, s.judge, s.release, r.start_min, r.step_min, r.${sums.split(', ').join(', r.')} FROM history_series s JOIN history_rollups r ON r.series = s.id
         WHERE s.service = :service AND s.metric = :metric AND (:judge IS NULL OR s.judge = :judge) AND (:release IS NULL OR s.release = :release) AND r.start_min >= :from AND r.start_min < :to ORDER BY r.start_min`),
+      // One row per judge and step (releases summed) — a chart's work done in SQLite, not in JS objects.
+      buckets: p(`SELECT s.judge, r.start_min - r.start_min % :step AS start_min, SUM(r.answers) AS answers, SUM(r.weight) AS weight, SUM(r.wsum) AS wsum, SUM(r.wsq) AS wsq, SUM(r.ww) AS ww, SUM(r.flagged) AS flagged, SUM(CASE WHEN r.flagged IS NULL THEN 0 ELSE r.weight END) AS fbase
+        FROM history_series s JOIN history_rollups r ON r.series = s.id
+        WHERE s.service = :service AND s.metric = :metric AND (:judge IS NULL OR s.judge = :judge) AND (:release IS NULL OR s.release = :release) AND r.start_min >= :from AND r.start_min < :to GROUP BY s.judge, r.start_min - r.start_min % :step`),
       catalog: p('SELECT DISTINCT s.service, s.metric, s.judge FROM history_series s WHERE EXISTS (SELECT 1 FROM history_rollups r WHERE r.series = s.id AND r.start_min >= ? AND r.start_min < ?) ORDER BY s.service, s.metric, s.judge'),
       metrics: p('SELECT DISTINCT metric FROM history_series ORDER BY metric'),
       openFiring: p('SELECT id FROM history_firings WHERE instance = ? AND end_ms IS NULL'),
@@ -217,6 +221,17 @@ export class HistoryStore {
   rollups(q: { service: string; metric: string; judge?: string | undefined; release?: string | undefined; fromMs: number; toMs: number }): Rollup[] {
     const rows = this.#st.rollups.all({ service: q.service, metric: q.metric, judge: q.judge ?? null, release: q.release ?? null, from: Math.floor(q.fromMs / MIN), to: Math.ceil(q.toMs / MIN) }) as RollupRow[];
     return rows.map((r) => ({ service: r.service, metric: r.metric, judge: r.judge, release: r.release, startMs: r.start_min * MIN, stepMs: r.step_min * MIN, answers: r.answers, weight: r.weight, weightedSum: r.wsum, weightedSquares: r.wsq, squaredWeights: r.ww, flaggedWeight: r.flagged ?? undefined }));
+  }
+
+  /**
+   * The rollups of one metric of one service summed per judge into steps of `stepMs` (whole minutes,
+   * aligned to the epoch), releases summed unless one is asked: what a chart draws. `flaggedBase` is the
+   * weight of the answers that had a threshold (the flagged share's denominator).
+   */
+  buckets(q: { service: string; metric: string; judge?: string | undefined; release?: string | undefined; fromMs: number; toMs: number; stepMs: number }): Array<Rollup & { flaggedBase: number }> {
+    const step = Math.max(1, Math.round(q.stepMs / MIN));
+    const rows = this.#st.buckets.all({ service: q.service, metric: q.metric, judge: q.judge ?? null, release: q.release ?? null, from: Math.floor(q.fromMs / MIN), to: Math.ceil(q.toMs / MIN), step }) as Array<Omit<RollupRow, 'service' | 'metric' | 'release' | 'step_min'> & { fbase: number }>;
+    return rows.map((r) => ({ service: q.service, metric: q.metric, judge: r.judge, release: q.release ?? '', startMs: r.start_min * MIN, stepMs: step * MIN, answers: r.answers, weight: r.weight, weightedSum: r.wsum, weightedSquares: r.wsq, squaredWeights: r.ww, flaggedWeight: r.flagged ?? undefined, flaggedBase: r.fbase }));
   }
 
   /** Services and their metric × judge series with rollups in `[fromMs, toMs)`. */

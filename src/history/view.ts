@@ -50,7 +50,7 @@ export class HistoryReader implements HistoryView {
     this.#o.flush?.();
     const stepMs = this.effectiveStepMs(q.fromMs, q.stepMs);
     const start = Math.floor(q.fromMs / stepMs) * stepMs;
-    const rollups = this.#store.rollups({ service: q.service, metric: q.metric, judge: q.judge, release: q.release, fromMs: start - Math.ceil(this.#bandWindowMs / stepMs) * stepMs, toMs: q.toMs });
+    const rollups = this.#store.buckets({ service: q.service, metric: q.metric, judge: q.judge, release: q.release, fromMs: start - Math.ceil(this.#bandWindowMs / stepMs) * stepMs, toMs: q.toMs, stepMs });
     const threshold = this.#o.thresholds?.()[q.metric];
     return {
       service: q.service,
