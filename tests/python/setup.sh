@@ -5,7 +5,7 @@
 # Each lock (envs/<env>/requirements.txt, made by tests/python/lock.sh) pins every package with its
 # hashes: pip checks each download (--require-hashes), takes wheels (a package published only as
 # source, listed in envs/<env>/source-only, is built from its checked sdist; nothing is compiled) and
-# shares downloads between environments through one cache (~/.cache/ragwatch/python/pip). An
+# shares downloads between environments through one wheelhouse (~/.cache/ragwatch/python/wheels). An
 # environment whose lock is unchanged is reused as it is. The tests need no network at run time.
 #
 #   tests/python/setup.sh            every environment
@@ -39,6 +39,12 @@ for env in "${envs[@]}"; do
   [ -f "$lock" ] || { echo "setup.sh: no lock file $lock" >&2; exit 2; }
   key="$(sha256sum "$lock" | cut -c1-16)"
   venv="$cache/venvs/$env-$key"
+  # Environments of older locks of this set are removed when half-made or unused for a week (the
+  # cache stays bounded; another checkout on an older lock makes its own again).
+  for old in "$cache/venvs/$env"-*; do
+    [ "$old" = "$venv" ] || [ ! -d "$old" ] && continue
+    if [ ! -f "$old/.ragwatch-ready" ] || [ -n "$(find "$old/.ragwatch-ready" -mtime +7)" ]; then rm -rf "$old"; fi
+  done
   # The marker is written last: a half-made environment (interrupted install) is made again.
   if [ -f "$venv/.ragwatch-ready" ] && [ "$(cat "$venv/.ragwatch-ready")" = "$pyversion" ]; then
     touch "$venv/.ragwatch-ready"
@@ -57,14 +63,12 @@ for env in "${envs[@]}"; do
     awk '/^[a-z]/ { keep = ($0 ~ /^(setuptools|wheel)==/) } keep' "$lock" > "$venv/build-tools.txt"
     "$venv/bin/python" -m pip install --quiet --require-hashes --no-deps --only-binary :all: -r "$venv/build-tools.txt"
   fi
-  "$venv/bin/python" -m pip install --quiet --require-hashes --no-deps --no-build-isolation --only-binary :all: "${source_only[@]}" -r "$lock"
+  # Every file goes through one wheelhouse shared by the environments ($cache/wheels; the registry's
+  # answers are not cacheable, so pip's own HTTP cache keeps nothing): a file already there is not
+  # downloaded again. Hashes are checked on download and again on install.
+  "$venv/bin/python" -m pip download --quiet --require-hashes --no-deps --no-build-isolation --only-binary :all: "${source_only[@]}" -d "$cache/wheels" -r "$lock"
+  "$venv/bin/python" -m pip install --quiet --require-hashes --no-deps --no-build-isolation --no-index --find-links "$cache/wheels" --only-binary :all: "${source_only[@]}" -r "$lock"
   "$venv/bin/python" -m pip check
   echo "$pyversion" > "$venv/.ragwatch-ready"
   echo "python env $env: created $venv in $((SECONDS - started)) s"
-  # Environments of older locks of this set are removed when half-made or unused for a week (the
-  # cache stays bounded; another checkout on an older lock makes its own again).
-  for old in "$cache/venvs/$env"-*; do
-    [ "$old" = "$venv" ] || [ ! -d "$old" ] && continue
-    if [ ! -f "$old/.ragwatch-ready" ] || [ -n "$(find "$old/.ragwatch-ready" -mtime +7)" ]; then rm -rf "$old"; fi
-  done
 done
