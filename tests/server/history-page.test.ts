@@ -152,3 +152,19 @@ describe('the examples of a window (from/to)', () => {
     expect(await (await get('/api/examples?to=tomorrow')).json()).toEqual({ error: expect.stringMatching(/^to must be a time/) });
   });
 });
+
+describe('without a history', () => {
+  it('the front door says where the history is kept, and /api/series answers 404 with the reason', async () => {
+    const config = loadConfig({ env: {}, overrides: { metrics: { processMetrics: false }, history: { enabled: false } } });
+    expect(await openHistory(config)).toBeUndefined();
+    const instruments = createInstruments(instrumentsOptionsFromConfig(config));
+    const bare = new QualityMonitor({ config, instruments });
+    const server = createApiApp({ registry: instruments.registry, ready: () => true, quality: bare });
+    const html = await (await server.request('/')).text();
+    expect(html).toContain('No history here: it is kept by the process that sees every score');
+    const res = await server.request('/api/series?service=rag&metric=groundedness');
+    expect(res.status).toBe(404);
+    expect(((await res.json()) as { error: string }).error).toMatch(/ragwatch slices pod in split mode/);
+    await bare.shutdown();
+  });
+});
