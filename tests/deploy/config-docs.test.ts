@@ -74,7 +74,7 @@ describe('config/examples', () => {
   const files = readdirSync(join(ROOT, 'config', 'examples')).filter((f) => f.endsWith('.yaml'));
 
   it('has the documented examples', () => {
-    expect(files.sort()).toEqual(['all-in-one.yaml', 'kafka-collector-scorer.yaml', 'openai.yaml', 'strict-pii.yaml', 'vllm-ollama.yaml']);
+    expect(files.sort()).toEqual(['all-in-one.yaml', 'evaluators.yaml', 'kafka-collector-scorer.yaml', 'openai.yaml', 'strict-pii.yaml', 'vllm-ollama.yaml']);
   });
 
   it.each(files)('%s loads and validates', (file) => {
@@ -82,5 +82,6 @@ describe('config/examples', () => {
     if (file.startsWith('kafka')) expect(config.transport.kind).toBe('kafka');
     if (file === 'openai.yaml' || file === 'vllm-ollama.yaml') expect(config.judge.kind).toBe('llm');
     if (file === 'strict-pii.yaml') expect(Object.values(config.redaction.recognizers).every((r) => r.enabled)).toBe(true);
+    if (file === 'evaluators.yaml') expect(config.evaluators.map((e) => e.name)).toEqual(['cites_source', 'no_dosage_advice', 'answer_tone', 'json_answer']);
   });
 });

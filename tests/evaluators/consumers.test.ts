@@ -13,7 +13,7 @@ import { WORKED_EXAMPLES } from './worked-examples.ts';
 
 describe('a configured evaluator in every consumer', () => {
   it('weakness map, change, slices and threshold alerts take it as any metric', async () => {
-    const config = loadConfig({ env: {}, overrides: { metrics: { processMetrics: false }, weakness: { topics: false }, evaluators: WORKED_EXAMPLES.map((e) => (e.name === 'cites_source' ? { ...e, alerts: { ...e.alerts, minSamples: 5, for: '1s' } } : e)) } });
+    const config = loadConfig({ env: {}, overrides: { metrics: { processMetrics: false }, weakness: { topics: false }, evaluators: WORKED_EXAMPLES.map((e) => (e.name === 'cites_source' ? { ...e, alerts: { ...(e.alerts as object), minSamples: 5, for: '1s' } } : e)) } });
     let now = Date.UTC(2026, 3, 1);
     const instruments = createInstruments(instrumentsOptionsFromConfig(config));
     const quality = new QualityMonitor({ config, instruments, now: () => now, weaknessCacheMs: 0 });
