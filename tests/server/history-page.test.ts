@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/load.ts';
-import { BUILTIN_METRICS, MetricRegistry, evaluatorDefinition } from '../../src/metric-registry.ts';
+import { metricRegistryOf } from '../../src/metric-registry.ts';
 import { openHistory, type History } from '../../src/history/create.ts';
 import { QualityMonitor } from '../../src/roles/quality.ts';
 import { createApiApp } from '../../src/server/api-app.ts';
@@ -28,12 +28,12 @@ const auth = { authorization: `Bearer ${TOKEN}` };
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'ragwatch-history-page-'));
-  const config = loadConfig({ env: {}, overrides: { metrics: { processMetrics: false }, store: { dataDir: dir }, alerts: { metrics: { groundedness: { threshold: 0.7 } } } } });
+  // A configured evaluator (my_criterion) beside the built-ins: the registry of the configuration knows it.
+  const config = loadConfig({ env: {}, overrides: { metrics: { processMetrics: false }, store: { dataDir: dir }, alerts: { metrics: { groundedness: { threshold: 0.7 } } }, evaluators: [{ name: 'my_criterion', description: 'cites a source', kind: 'check', check: { citesSource: true } }] } });
   const instruments = createInstruments(instrumentsOptionsFromConfig(config));
   quality = new QualityMonitor({ config, instruments });
-  // A configured evaluator's metric (my_criterion) beside the built-ins; a metric of no registry is not kept.
-  const metrics = new MetricRegistry([...BUILTIN_METRICS, evaluatorDefinition({ name: 'my_criterion', description: 'cites a source', kind: 'check', alerts: { threshold: 0.5, severity: 'ticket' } })]);
-  history = (await openHistory(config, { registry: instruments.registry, thresholds: () => quality.scores.thresholds(), metrics }))!;
+  // A metric of no registry is not kept.
+  history = (await openHistory(config, { registry: instruments.registry, thresholds: () => quality.scores.thresholds(), metrics: metricRegistryOf(config) }))!;
   quality.history = history.view;
   start = Math.floor((Date.now() - 3 * 3_600_000) / 7_200_000) * 7_200_000;
   // 90 minutes of two answers a minute at 0.9; the last 20 at 0.3, with release 2.0 from then on.
@@ -83,9 +83,10 @@ describe('/api/series', () => {
   it('answers for a metric that is not a built-in once the history holds it (a configured evaluator)', async () => {
     const res = await get(`/api/series?service=rag&metric=my_criterion&from=${start}&to=${start + 120 * MIN}&step=2h`);
     expect(res.status).toBe(200);
-    const body = (await res.json()) as { threshold: null; series: Array<{ points: Array<{ mean: number; flaggedShare: null; answers: number }> }> };
-    expect(body.threshold).toBeNull();
-    expect(body.series[0]!.points).toEqual([expect.objectContaining({ mean: 0.5, flaggedShare: null, answers: 180 })]);
+    const body = (await res.json()) as { threshold: number; series: Array<{ points: Array<{ mean: number; flaggedShare: number; answers: number }> }> };
+    // The evaluator's default alert threshold (0.8) is its line; every 0.5 is flagged.
+    expect(body.threshold).toBe(0.8);
+    expect(body.series[0]!.points).toEqual([expect.objectContaining({ mean: 0.5, flaggedShare: 1, answers: 180 })]);
     expect((await get('/api/series?service=rag&metric=not_configured')).status).toBe(400);
     // A known metric with nothing kept: empty series, not an error.
     expect(((await (await get('/api/series?service=rag&metric=completeness')).json()) as { series: unknown[] }).series).toEqual([]);
