@@ -68,6 +68,7 @@ export class KafkaSpanConsumer {
       eachBatch: (payload) => this.#eachBatch(payload),
       onAssignment: (partitions, crashed) => this.#onAssignment(partitions, crashed),
       onRebalancing: () => this.#rewind(),
+      onError: (cause) => this.#o.instruments.kafkaConnectionErrors.inc({ reason: cause.reason }),
       name: 'span consumer',
       logger: this.#logger,
     });

@@ -13,6 +13,7 @@ import type { CapturedLog, CapturedSpan } from '../capture/types.ts';
 import type { SpanIngest } from './types.ts';
 import type { TripletRedactor } from '../capture/redaction/types.ts';
 import type { KafkaSection } from '../transport/kafka-client.ts';
+import type { KafkaErrorCause } from '../transport/kafka-errors.ts';
 import { KafkaTripletProducer } from '../transport/kafka-producer.ts';
 import type { Logger } from '../log.ts';
 import type { Instruments } from '../telemetry/instruments.ts';
@@ -123,6 +124,11 @@ export class SpanForwarder implements SpanIngest {
   /** Messages handed to the producer and not yet acknowledged or dropped. */
   get depth(): number {
     return this.#producer.depth;
+  }
+
+  /** The cause while the cluster refuses the producer (authentication, TLS, authorization); see KafkaTripletProducer. */
+  get blocked(): KafkaErrorCause | undefined {
+    return this.#producer.blocked;
   }
 
   /** Connects eagerly (failures are not fatal: sending retries). */

@@ -14,7 +14,8 @@ import { Pipeline } from './pipeline.ts';
 import { createMetricsApp } from '../server/api-app.ts';
 import { listen, type RunningServer } from './serve.ts';
 import { BufferedKafkaProducer } from '../transport/kafka-buffered-producer.ts';
-import { createKafka } from '../transport/kafka-client.ts';
+import { createKafka, producerSettingsOf } from '../transport/kafka-client.ts';
+import { roleTopics } from '../transport/kafka-topics.ts';
 import type { KafkaTripletProducer } from '../transport/kafka-producer.ts';
 
 /** A running assembler. */
@@ -32,10 +33,10 @@ export async function startAssembler(config: RagwatchConfig, logger: Logger = si
   const instruments = createInstruments(instrumentsOptionsFromConfig(config));
   // The collectors redacted every string of the records with the same policy: not a second time here.
   const shared = sharedSamplingTopics(config, logger);
-  const pipeline = new Pipeline({ config, instruments, role: 'collector', logger, spansRedacted: true, ...(shared ? { topicOf: shared.topics.topicOf } : {}) });
+  const pipeline = new Pipeline({ config, instruments, role: 'collector', logger, spansRedacted: true, kafkaTopics: roleTopics(section, 'assembler'), ...(shared ? { topicOf: shared.topics.topicOf } : {}) });
   const triplets = pipeline.producer as KafkaTripletProducer;
   const graceMs = config.server.shutdownGraceMs;
-  const dlq = new BufferedKafkaProducer({ kafka: createKafka(section, logger), topic: section.topics.dlq, compression: section.producer.compression, requestTimeoutMs: section.producer.requestTimeoutMs, logger });
+  const dlq = new BufferedKafkaProducer({ kafka: createKafka(section, logger), topic: section.topics.dlq, ...producerSettingsOf(section), logger });
   const consumer = new KafkaSpanConsumer({
     kafka: createKafka(section, logger),
     section,
@@ -50,9 +51,10 @@ export async function startAssembler(config: RagwatchConfig, logger: Logger = si
     logger,
   });
   let ready = false;
-  const http = await listen(createMetricsApp({ registry: instruments.registry, ready: () => ready && consumer.running }), config.server.host, config.server.httpPort);
+  const http = await listen(createMetricsApp({ registry: instruments.registry, ready: () => ready && consumer.running && pipeline.ready }), config.server.host, config.server.httpPort);
   await pipeline.start();
-  void consumer.start().then(() => (ready = true));
+  // The span consumer joins once the topics exist (created here when missing).
+  void pipeline.kafkaTopicsReady().then(() => consumer.start()).then(() => (ready = true));
   logger.info({ metrics: `http://${config.server.host}:${http.port}/metrics`, group: section.assemblerGroupId, topic: section.topics.spans }, 'ragwatch assembler started');
   let stopping: Promise<void> | undefined;
   return {

@@ -27,9 +27,10 @@ import { RecordSinks, type RecordSink } from '../scorer/record-sinks.ts';
 import { sampleInto } from './sample-stage.ts';
 import { Scorer } from '../scorer/scorer.ts';
 import { BufferedKafkaProducer } from '../transport/kafka-buffered-producer.ts';
-import { createKafka } from '../transport/kafka-client.ts';
+import { createKafka, producerSettingsOf } from '../transport/kafka-client.ts';
 import { KafkaTripletConsumer } from '../transport/kafka-consumer.ts';
 import { KafkaTripletProducer } from '../transport/kafka-producer.ts';
+import { KafkaTopicSetup, type TopicSpec } from '../transport/kafka-topics.ts';
 import { MemoryTransport } from '../transport/memory.ts';
 import type { TripletConsumer, TripletProducer } from '../transport/types.ts';
 import type { SampledTriplet, ScoreRecord, Triplet } from '../triplet.ts';
@@ -71,6 +72,11 @@ export interface PipelineOptions {
   forwardSpans?: boolean;
   /** Spans arrive as collectors' redacted span records (`ragwatch assembler`): capture does not redact the text again. */
   spansRedacted?: boolean;
+  /**
+   * Kafka topics this role creates when missing (`transport.kafka.createTopics`) before it consumes;
+   * the role is not ready until they exist. Default none (the in-process plugin creates nothing).
+   */
+  kafkaTopics?: readonly TopicSpec[];
 }
 
 export class Pipeline {
@@ -97,6 +103,7 @@ export class Pipeline {
   /** `producer` when it is Kafka's: its connect, flush and shutdown take deadlines. */
   readonly #kafkaTriplets: KafkaTripletProducer | undefined;
   readonly #kafkaOut: BufferedKafkaProducer | undefined;
+  readonly #topics: KafkaTopicSetup | undefined;
   #started: Promise<void> | undefined;
   #shutdown: Promise<void> | undefined;
 
@@ -127,6 +134,10 @@ export class Pipeline {
       retryBackoffMs: consumerSection.retryBackoffMs,
       onRecord: this.sinks.onRecord,
     });
+    if (kafkaKind && options.kafkaTopics && options.kafkaTopics.length > 0) {
+      const instruments = this.instruments;
+      this.#topics = new KafkaTopicSetup({ kafka: createKafka(config.transport.kafka, logger, '-admin'), section: config.transport.kafka, topics: options.kafkaTopics, onError: (cause) => instruments.kafkaConnectionErrors.inc({ reason: cause.reason }), logger });
+    }
     if (!kafkaKind) {
       this.#memory = new MemoryTransport({ maxQueueSize: config.transport.maxQueueSize, concurrency: config.judge.concurrency, instruments: this.instruments });
       this.producer = this.role === 'scorer' ? undefined : this.#memory;
@@ -139,7 +150,7 @@ export class Pipeline {
       if (this.role !== 'collector') {
         const kafka = createKafka(section, logger);
         // Scores and DLQ entries are sent directly (acknowledged before the offset commit), never buffered.
-        this.#kafkaOut = new BufferedKafkaProducer({ kafka, topic: section.topics.scores, compression: section.producer.compression, requestTimeoutMs: section.producer.requestTimeoutMs, logger });
+        this.#kafkaOut = new BufferedKafkaProducer({ kafka, topic: section.topics.scores, ...producerSettingsOf(section), logger });
         this.consumer = new KafkaTripletConsumer({ kafka, section, instruments: this.instruments, producer: this.#kafkaOut, concurrency: config.judge.concurrency, logger });
       }
     }
@@ -154,9 +165,14 @@ export class Pipeline {
     this.#ingest = this.forwarder ?? this.capture;
   }
 
-  /** Collector: started. Scoring roles: the judge is loaded and the consumer is delivering. */
+  /**
+   * Collector: started, its Kafka topics exist, and its producer is not refused by the cluster
+   * (authentication, TLS, authorization). Scoring roles: the judge is loaded and the consumer is delivering.
+   */
   get ready(): boolean {
     if (this.#started === undefined) return false;
+    if (this.#topics && !this.#topics.done) return false;
+    if (this.#kafkaTriplets?.blocked || this.forwarder?.blocked) return false;
     if (!this.consumer) return true;
     return this.judge.ready && (this.companion?.ready ?? true) && this.consumer.running;
   }
@@ -167,13 +183,19 @@ export class Pipeline {
    */
   start(): Promise<void> {
     this.#started ??= (async () => {
+      const topics = this.kafkaTopicsReady();
       await this.#kafkaTriplets?.connect().catch(() => undefined);
       await this.forwarder?.connect().catch(() => undefined);
       if (!this.consumer) return;
-      await Promise.all([this.judge.init(), this.companion?.init()]);
+      await Promise.all([this.judge.init(), this.companion?.init(), topics]);
       await this.consumer.start(this.scorer.handle);
     })();
     return this.#started;
+  }
+
+  /** Resolves once the role's Kafka topics exist (at once without any), or at shutdown. */
+  kafkaTopicsReady(): Promise<void> {
+    return this.#topics?.ensure() ?? Promise.resolve();
   }
 
   /** Feeds finished spans into capture. Never throws. */
@@ -204,6 +226,7 @@ export class Pipeline {
    */
   shutdown(graceMs: number = this.config.server.shutdownGraceMs): Promise<void> {
     this.#shutdown ??= (async () => {
+      this.#topics?.shutdown();
       await this.capture.shutdown();
       const memory = this.#memory;
       if (memory) {

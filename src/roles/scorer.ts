@@ -11,6 +11,7 @@ import { openReviewStore } from '../store/create.ts';
 import { LabelBus } from '../store/label-bus.ts';
 import { createInstruments, instrumentsOptionsFromConfig } from '../telemetry/instruments.ts';
 import { createKafka } from '../transport/kafka-client.ts';
+import { roleTopics } from '../transport/kafka-topics.ts';
 import { TopicModelBus } from '../weakness/topic-bus.ts';
 import { createEvaluationExport } from '../evaluation-export/create.ts';
 import { startFeedback } from './feedback.ts';
@@ -40,7 +41,7 @@ export async function startScorer(config: RagwatchConfig, logger: Logger = silen
   const topicBus = quality.topics ? new TopicModelBus({ kafka: createKafka(config.transport.kafka, logger, '-topics'), section: config.transport.kafka, onModel: (m) => quality.topics?.offer(m), logger }) : undefined;
   if (topicBus) quality.weakness.publish = (m) => topicBus.publish(m);
   void topicBus?.start();
-  const pipeline = new Pipeline({ config, instruments, sinks: [quality], role: 'scorer', logger });
+  const pipeline = new Pipeline({ config, instruments, sinks: [quality], role: 'scorer', logger, kafkaTopics: roleTopics(config.transport.kafka, 'scorer') });
   // Each replica exports the verdicts of the answers it scores.
   const evaluationExport = createEvaluationExport(config, { registry: instruments.registry, logger });
   if (evaluationExport) pipeline.sinks.add(evaluationExport);

@@ -29,6 +29,7 @@ import { metricRegistryOf } from '../metric-registry.ts';
 import { createEvaluationExport } from '../evaluation-export/create.ts';
 import { RecentAnswers } from '../feedback/recent-answers.ts';
 import { feedbackRoute, startFeedback } from './feedback.ts';
+import { roleTopics } from '../transport/kafka-topics.ts';
 
 /** Share of `capture.maxBufferedSpans` above which new OTLP requests are refused whole (503). */
 const CAPTURE_FULL = 0.9;
@@ -80,7 +81,8 @@ export async function startApp(config: RagwatchConfig, logger: Logger = silentLo
   const topicOf = shared?.topics.topicOf ?? new SamplingTopics(() => quality.topics?.model).topicOf;
   // Feedback on answers never judged still gets their service: capture remembers what it saw.
   const recent = config.feedback.enabled ? new RecentAnswers() : undefined;
-  const pipeline = new Pipeline({ config, instruments, sinks: [quality], ...(options.judge ? { judge: options.judge } : {}), role, logger, forwardSpans, topicOf, ...(recent ? { onOutcome: recent.note } : {}) });
+  const kafkaTopics = role === 'collector' && config.transport.kind === 'kafka' ? roleTopics(config.transport.kafka, 'collector') : undefined;
+  const pipeline = new Pipeline({ config, instruments, sinks: [quality], ...(options.judge ? { judge: options.judge } : {}), role, logger, forwardSpans, topicOf, ...(recent ? { onOutcome: recent.note } : {}), ...(kafkaTopics ? { kafkaTopics } : {}) });
   const feedback = await startFeedback(config, { registry: instruments.registry, logger, role: role === 'all' ? 'start' : 'collector', notifier: quality.notifier, ...(recent ? { recent } : {}) });
   if (feedback?.sink) pipeline.sinks.add(feedback.sink);
   if (feedback && role === 'all') quality.feedback = feedback.hub;

@@ -5,7 +5,8 @@
  * @module
  */
 import { randomUUID } from 'node:crypto';
-import type { Admin, Consumer, Kafka, Producer } from 'kafkajs';
+import type { Consumer, Kafka, Producer } from 'kafkajs';
+import { KafkaTopicSetup } from './kafka-topics.ts';
 import type { RagwatchConfig } from '../config/schema.ts';
 import { errorMessage } from '../errors.ts';
 import { silentLogger, type Logger } from '../log.ts';
@@ -32,10 +33,13 @@ export class KafkaBroadcast {
   #producer: Producer | undefined;
   #consumer: Consumer | undefined;
   #stopped = false;
+  readonly #setup: KafkaTopicSetup;
 
   constructor(options: KafkaBroadcastOptions) {
     this.#o = options;
     this.#logger = options.logger ?? silentLogger;
+    // Compaction keeps the latest message per key for readers that start later.
+    this.#setup = new KafkaTopicSetup({ kafka: options.kafka, section: options.section, topics: [{ topic: options.topic, compacted: true }], logger: this.#logger });
   }
 
   /** True once the producer is connected. */
@@ -46,14 +50,9 @@ export class KafkaBroadcast {
   /** Creates the compacted topic if missing, connects, and reads it from the beginning. */
   async start(): Promise<void> {
     const { kafka, section, topic, name } = this.#o;
+    await this.#setup.ensure();
     for (let attempt = 1; !this.#stopped; attempt++) {
-      let admin: Admin | undefined;
       try {
-        admin = kafka.admin();
-        await admin.connect();
-        // Compaction keeps the latest message per key for readers that start later; false = it existed.
-        await admin.createTopics({ topics: [{ topic, configEntries: [{ name: 'cleanup.policy', value: 'compact' }] }] }).catch(() => false);
-        await admin.disconnect();
         this.#producer = kafka.producer({ allowAutoTopicCreation: true });
         await this.#producer.connect();
         if (this.#o.writeOnly) return;
@@ -64,7 +63,6 @@ export class KafkaBroadcast {
         await this.#consumer.run({ autoCommit: false, eachMessage: async ({ message }) => void (message.value && message.value.length <= max && this.#o.onMessage(message.value)) });
         return;
       } catch (err) {
-        await admin?.disconnect().catch(() => undefined);
         await this.#consumer?.disconnect().catch(() => undefined);
         await this.#producer?.disconnect().catch(() => undefined);
         this.#consumer = undefined;
@@ -94,6 +92,7 @@ export class KafkaBroadcast {
   /** Leaves the topic. Idempotent. */
   async shutdown(): Promise<void> {
     this.#stopped = true;
+    this.#setup.shutdown();
     await this.#consumer?.disconnect().catch(() => undefined);
     await this.#producer?.disconnect().catch(() => undefined);
   }

@@ -2,11 +2,14 @@
  * A bounded, batching Kafka producer on kafkajs (which has no linger): messages are appended to
  * a buffer (never blocking the caller), sent with `send` in batches (acks=all, compression), and
  * retried with backoff until the broker is back. When the buffer is full the newest message is
- * dropped and reported. After repeated failures the kafkajs producer is recreated, so a cluster
+ * dropped and reported. With `idempotent` a failed batch is first retried inside kafkajs with its
+ * sequence numbers for `retryWindowMs`, so the broker writes it once even when an acknowledgement
+ * was lost in a failover. After repeated failures the kafkajs producer is recreated, so a cluster
  * that comes back on the same address is picked up without a restart.
  * @module
  */
 import { CompressionTypes, type Kafka, type Message, type Producer } from 'kafkajs';
+import { classifyKafkaError } from './kafka-errors.ts';
 import { Murmur2Partitioner } from './murmur2-partitioner.ts';
 import { errorMessage } from '../errors.ts';
 import { silentLogger, type Logger } from '../log.ts';
@@ -27,6 +30,10 @@ export interface BufferedKafkaProducerOptions {
   requestTimeoutMs?: number;
   /** Longest backoff between retries, milliseconds. Default 2000. */
   maxRetryBackoffMs?: number;
+  /** Idempotent producer (acks=all, retries with the same sequence numbers). Default false. */
+  idempotent?: boolean;
+  /** With `idempotent`: how long kafkajs retries a failed batch before it comes back here, milliseconds. Default 30000. */
+  retryWindowMs?: number;
   /** Batches sent at once (kafkajs pipelines them on its connections). Default 2. */
   maxInFlightBatches?: number;
   /** Called with the number of messages acknowledged by the broker. Must not throw. */
@@ -42,6 +49,21 @@ export interface BufferedKafkaProducerOptions {
 
 /** Consecutive failures after which the kafkajs producer is thrown away and recreated. */
 const RECREATE_AFTER_FAILURES = 3;
+/** First retry delay of kafkajs' own retries, milliseconds. */
+const INITIAL_RETRY_MS = 100;
+
+/** kafkajs retries (doubling from {@link INITIAL_RETRY_MS} up to `maxBackoffMs`) that span `windowMs`. */
+export function retriesWithin(windowMs: number, maxBackoffMs: number): number {
+  let delay = INITIAL_RETRY_MS;
+  let total = 0;
+  let n = 0;
+  while (total < windowMs) {
+    total += delay;
+    delay = Math.min(delay * 2, maxBackoffMs);
+    n++;
+  }
+  return n;
+}
 
 /** Bounded, batching, self-healing kafkajs producer; `enqueue` never blocks. */
 export class BufferedKafkaProducer {
@@ -69,6 +91,7 @@ export class BufferedKafkaProducer {
   readonly #sends = new Set<{ size: number; settled: boolean }>();
   #timer: NodeJS.Timeout | undefined;
   #failures = 0;
+  #lastReason: string | undefined;
   #closed = false;
   #idleWaiters: Array<() => void> = [];
   #shutdown: Promise<void> | undefined;
@@ -95,6 +118,11 @@ export class BufferedKafkaProducer {
 
   get #queued(): number {
     return this.#buffer.length - this.#head;
+  }
+
+  /** True while the kafkajs producer is connected. */
+  get connected(): boolean {
+    return this.#connected;
   }
 
   /** Consecutive failed send attempts (0 when the last one succeeded). */
@@ -177,8 +205,11 @@ export class BufferedKafkaProducer {
   }
 
   #newProducer(): Producer {
-    // The mock cluster (and many managed clusters) cannot serve idempotent producers; acks=all + retries instead.
-    return this.#kafka.producer({ idempotent: false, allowAutoTopicCreation: true, createPartitioner: Murmur2Partitioner });
+    if (!this.#opts.idempotent) return this.#kafka.producer({ idempotent: false, allowAutoTopicCreation: true, createPartitioner: Murmur2Partitioner });
+    // Bounded, unlike kafkajs' idempotent default (forever): past the window the batch comes back
+    // to our own loop, so a send during a long outage cannot hold a commit or a shutdown.
+    const retries = retriesWithin(this.#opts.retryWindowMs ?? 30_000, this.#maxBackoffMs);
+    return this.#kafka.producer({ idempotent: true, allowAutoTopicCreation: true, createPartitioner: Murmur2Partitioner, retry: { retries, initialRetryTime: INITIAL_RETRY_MS, maxRetryTime: this.#maxBackoffMs } });
   }
 
   async #disconnect(producer: Producer): Promise<void> {
@@ -218,6 +249,7 @@ export class BufferedKafkaProducer {
     try {
       await this.sendNow(this.#topic, batch);
       this.#failures = 0;
+      this.#lastReason = undefined;
       if (!send.settled) this.#opts.onDelivered?.(batch.length);
     } catch (err) {
       if (send.settled) {
@@ -231,9 +263,13 @@ export class BufferedKafkaProducer {
       }
       this.#failures++;
       this.#opts.onSendError?.(err);
-      if (this.#failures === 1 || this.#failures % 20 === 0) {
-        this.#logger.warn({ topic: this.#topic, buffered: this.depth, failures: this.#failures, err: errorMessage(err) }, 'kafka send failed; buffering and retrying');
+      const cause = classifyKafkaError(err);
+      if (this.#failures === 1 || this.#failures % 20 === 0 || cause.reason !== this.#lastReason) {
+        const fields = { topic: this.#topic, buffered: this.depth, failures: this.#failures, reason: cause.reason, err: cause.message || errorMessage(err), hint: cause.hint };
+        if (cause.persistent) this.#logger.error(fields, 'kafka send failed; buffering and retrying');
+        else this.#logger.warn(fields, 'kafka send failed; buffering and retrying');
       }
+      this.#lastReason = cause.reason;
       nextDelay = Math.min(this.#maxBackoffMs, 100 * 2 ** Math.min(this.#failures, 10));
       this.#backoffUntilMs = Date.now() + nextDelay;
       if (this.#failures % RECREATE_AFTER_FAILURES === 0) {

@@ -45,6 +45,15 @@ export function kafkaConfigOf(section: KafkaSection, clientIdSuffix = ''): Kafka
   return config;
 }
 
+/** Settings of a `BufferedKafkaProducer` from the section (all but the client, topic and callbacks). */
+export function producerSettingsOf(section: KafkaSection): { compression: 'gzip' | 'none'; requestTimeoutMs: number; maxRetryBackoffMs: number; idempotent: boolean; retryWindowMs: number } {
+  const p = section.producer;
+  return { compression: p.compression, requestTimeoutMs: p.requestTimeoutMs, maxRetryBackoffMs: p.maxRetryBackoffMs, idempotent: p.idempotent, retryWindowMs: p.retryWindowMs };
+}
+
+/** kafkajs warns when an idempotent producer's retries are bounded; ours are on purpose (`retryWindowMs`). */
+const BOUNDED_RETRIES_WARNING = 'Limiting retries for the idempotent producer';
+
 /** A kafkajs client whose own logs go to `logger` (warn and above by default). */
 export function createKafka(section: KafkaSection, logger: Logger = silentLogger, clientIdSuffix = ''): Kafka {
   return new Kafka({
@@ -53,6 +62,7 @@ export function createKafka(section: KafkaSection, logger: Logger = silentLogger
     logCreator: () => (entry) => {
       const level = LEVELS[entry.level] ?? 'debug';
       const { message, ...rest } = entry.log;
+      if (typeof message === 'string' && message.startsWith(BOUNDED_RETRIES_WARNING)) return;
       logger[level]({ kafka: entry.namespace, ...rest }, message);
     },
   });

@@ -93,6 +93,7 @@ export class KafkaTripletConsumer implements TripletConsumer {
       partitionsConsumedConcurrently: this.#concurrency,
       eachBatch: (payload) => this.#eachBatch(payload, handler),
       onAssignment: (partitions) => this.#onAssignment(partitions),
+      onError: (cause) => this.#instruments.kafkaConnectionErrors.inc({ reason: cause.reason }),
       name: 'kafka consumer',
       logger: this.#logger,
     });

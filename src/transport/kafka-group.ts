@@ -9,6 +9,7 @@
  */
 import type { Consumer, EachBatchPayload, Kafka } from 'kafkajs';
 import { useWholeBatchGunzip, type KafkaSection } from './kafka-client.ts';
+import { classifyKafkaError, type KafkaErrorCause } from './kafka-errors.ts';
 import { errorMessage } from '../errors.ts';
 import type { Logger } from '../log.ts';
 
@@ -28,6 +29,8 @@ export interface KafkaGroupMemberOptions {
   onAssignment: (partitions: number[], crashed: boolean) => void;
   /** kafkajs learned that the group is rebalancing and is about to rejoin. */
   onRebalancing?: () => void;
+  /** Every failed start, classified (e.g. counted in `ragwatch_kafka_connection_errors_total`). Must not throw. */
+  onError?: (cause: KafkaErrorCause) => void;
   /** Names the member in log lines, e.g. `span consumer`. */
   name: string;
   logger: Logger;
@@ -102,8 +105,14 @@ export class KafkaGroupMember {
       } catch (err) {
         if (this.#consumer === consumer) this.#consumer = undefined;
         await consumer.disconnect().catch(() => undefined);
-        logger.warn({ attempt, err: errorMessage(err), group: groupId }, `${name} could not start; retrying`);
-        await new Promise((r) => setTimeout(r, Math.min(5_000, 250 * 2 ** Math.min(attempt, 5))));
+        const cause = classifyKafkaError(err);
+        this.#o.onError?.(cause);
+        // A refused password or certificate does not heal by itself: retry slowly, log it as an error.
+        const delayMs = cause.persistent ? Math.min(30_000, 1_000 * 2 ** Math.min(attempt, 5)) : Math.min(5_000, 250 * 2 ** Math.min(attempt, 5));
+        const fields = { attempt, group: groupId, reason: cause.reason, err: cause.message || errorMessage(err), hint: cause.hint, retryInMs: delayMs };
+        if (cause.persistent) logger.error(fields, `${name} could not start; not ready, retrying`);
+        else logger.warn(fields, `${name} could not start; retrying`);
+        await new Promise((r) => setTimeout(r, delayMs));
       }
     }
   }

@@ -11,7 +11,8 @@ import { gzip, unzip } from 'node:zlib';
 import kafkajs from 'kafkajs';
 import type { Logger } from 'pino';
 import { BufferedKafkaProducer } from './kafka-buffered-producer.ts';
-import { createKafka, type KafkaSection } from './kafka-client.ts';
+import { createKafka, producerSettingsOf, type KafkaSection } from './kafka-client.ts';
+import { classifyKafkaError, type KafkaErrorCause } from './kafka-errors.ts';
 import { errorMessage } from '../errors.ts';
 
 /** `workerData` of the producer thread. */
@@ -34,8 +35,12 @@ export type ProducerThreadRequest =
 
 /** Producer thread → main thread. */
 export type ProducerThreadReply =
-  /** What happened since the last report (the main thread keeps the depth itself). */
-  | { type: 'report'; delivered: number; dropped: Record<string, number>; sendErrors: number }
+  /**
+   * What happened since the last report (the main thread keeps the depth itself): deliveries, drops
+   * by reason, failed attempts by cause, and `blocked` — set to a cause that needs a configuration
+   * or cluster change (authentication, TLS, authorization), `null` once a connect or send worked.
+   */
+  | { type: 'report'; delivered: number; dropped: Record<string, number>; sendErrors: number; errors: Record<string, number>; blocked?: KafkaErrorCause | null }
   | { type: 'done'; id: number; error?: string }
   | { type: 'log'; level: 'error' | 'warn' | 'info' | 'debug'; fields: Record<string, unknown>; message: string };
 
@@ -52,7 +57,7 @@ const logger = { error: logAt('error'), warn: logAt('warn'), info: logAt('info')
 let report: Extract<ProducerThreadReply, { type: 'report' }> | undefined;
 const pending = () => {
   if (!report) {
-    report = { type: 'report', delivered: 0, dropped: {}, sendErrors: 0 };
+    report = { type: 'report', delivered: 0, dropped: {}, sendErrors: 0, errors: {} };
     setImmediate(() => {
       post(report!);
       report = undefined;
@@ -71,23 +76,70 @@ kafkajs.CompressionCodecs[kafkajs.CompressionTypes.GZIP] = () => ({
   compress: (encoder: { buffer: Buffer }) => gzipAsync(encoder.buffer, { level: p.gzipLevel }),
   decompress: (buffer: Buffer) => unzipAsync(buffer),
 });
+/** The persistent cause reported last (undefined: none). */
+let blocked: KafkaErrorCause | undefined;
+const failed = (err: unknown, send: boolean) => {
+  const cause = classifyKafkaError(err);
+  const r = pending();
+  if (send) r.sendErrors++;
+  r.errors[cause.reason] = (r.errors[cause.reason] ?? 0) + 1;
+  if (cause.persistent && (blocked === undefined || blocked.message !== cause.message)) r.blocked = blocked = cause;
+};
+const healthy = () => {
+  if (blocked === undefined) return;
+  blocked = undefined;
+  pending().blocked = null;
+};
 const producer = new BufferedKafkaProducer({
   kafka: createKafka(section, logger),
   topic,
   maxBufferMessages: p.maxBufferMessages,
   batchMaxMessages: p.batchMaxMessages,
   lingerMs: p.lingerMs,
-  compression: p.compression,
-  requestTimeoutMs: p.requestTimeoutMs,
-  maxRetryBackoffMs: p.maxRetryBackoffMs,
+  ...producerSettingsOf(section),
   logger,
-  onDelivered: (n) => void (pending().delivered += n),
+  onDelivered: (n) => {
+    pending().delivered += n;
+    healthy();
+  },
   onDropped: (n, reason) => {
     const r = pending();
     r.dropped[reason] = (r.dropped[reason] ?? 0) + n;
   },
-  onSendError: () => void pending().sendErrors++,
+  onSendError: (err) => failed(err, true),
 });
+
+/** Longest wait between two connection attempts while nothing is sent, milliseconds. */
+const MAX_CONNECT_BACKOFF_MS = 30_000;
+let reconnecting = false;
+let closing = false;
+
+/**
+ * Connects; after a failure keeps trying in the background with backoff (even with no traffic to
+ * send) so `blocked` clears by itself once the cluster accepts this client.
+ */
+function connect(): Promise<void> {
+  const first = producer.connect();
+  first.then(healthy, (err: unknown) => {
+    failed(err, false);
+    if (reconnecting) return;
+    reconnecting = true;
+    void (async () => {
+      for (let attempt = 1; !closing && !producer.connected; attempt++) {
+        await new Promise((r) => setTimeout(r, Math.min(MAX_CONNECT_BACKOFF_MS, 1_000 * 2 ** Math.min(attempt, 5))));
+        if (closing || producer.connected) break;
+        try {
+          await producer.connect();
+          healthy();
+        } catch (e) {
+          failed(e, false);
+        }
+      }
+      reconnecting = false;
+    })();
+  });
+  return first;
+}
 
 const HEADERS = { 'schema-version': schemaVersion, 'content-type': 'application/json' };
 
@@ -106,10 +158,11 @@ port.on('message', (request: ProducerThreadRequest) => {
       for (let i = 0; i < request.keys.length; i++) producer.enqueue({ key: request.keys[i]!, value: request.values[i]!, headers: HEADERS });
       return;
     case 'connect':
-      return answer(request.id, producer.connect());
+      return answer(request.id, connect());
     case 'flush':
       return answer(request.id, producer.forceFlush());
     case 'shutdown':
+      closing = true;
       return answer(request.id, producer.shutdown(request.deadlineMs));
   }
 });

@@ -10,6 +10,7 @@
  */
 import type { Worker } from 'node:worker_threads';
 import type { KafkaSection } from './kafka-client.ts';
+import type { KafkaErrorCause } from './kafka-errors.ts';
 import type { ProducerThreadCommand, ProducerThreadData, ProducerThreadReply, ProducerThreadRequest } from './kafka-producer-worker.ts';
 import type { TripletProducer } from './types.ts';
 import { RagwatchError } from '../errors.ts';
@@ -74,6 +75,7 @@ export class KafkaTripletProducer implements TripletProducer {
   readonly #requests = new Map<number, Request>();
   #nextId = 1;
   #closed = false;
+  #blocked: KafkaErrorCause | undefined;
   #shutdown: Promise<void> | undefined;
 
   constructor(options: KafkaTripletProducerOptions) {
@@ -102,6 +104,14 @@ export class KafkaTripletProducer implements TripletProducer {
   /** Messages waiting for acknowledgement (on either thread). */
   get depth(): number {
     return this.#keys.length + this.#handedOver;
+  }
+
+  /**
+   * The cause, while the latest connect or send failed for a reason that needs a configuration or
+   * cluster change (authentication, TLS, authorization): the role is not ready meanwhile.
+   */
+  get blocked(): KafkaErrorCause | undefined {
+    return this.#blocked;
   }
 
   /** The thread running kafkajs, once started (diagnostics; tests terminate it to simulate a crash). */
@@ -258,6 +268,12 @@ export class KafkaTripletProducer implements TripletProducer {
           this.#drop(n, reason);
         }
         if (reply.sendErrors > 0) instruments.kafkaProduceErrors.inc({ topic: this.#topic }, reply.sendErrors);
+        for (const [reason, n] of Object.entries(reply.errors)) instruments.kafkaConnectionErrors.inc({ reason }, n);
+        if (reply.blocked !== undefined) {
+          if (reply.blocked) this.#logger.error({ topic: this.#topic, reason: reply.blocked.reason, err: reply.blocked.message, hint: reply.blocked.hint }, 'kafka producer cannot reach the cluster; not ready, retrying with backoff');
+          else if (this.#blocked) this.#logger.info({ topic: this.#topic }, 'kafka producer connected');
+          this.#blocked = reply.blocked ?? undefined;
+        }
         this.#publishDepth();
         return;
       }

@@ -58,6 +58,19 @@ const producer = z
     gzipLevel: z.number().int().min(1).max(9).default(1),
     /** Broker acknowledgement timeout per request, milliseconds. Default 10000. */
     requestTimeoutMs: z.number().int().positive().default(10_000),
+    /**
+     * Idempotent producer (Kafka's own client default since 3.0): retries keep their sequence numbers,
+     * so the broker writes a batch once even when an acknowledgement was lost in a failover. Needs
+     * WRITE on the topic (Kafka ≥ 3.0; older brokers the IDEMPOTENT_WRITE cluster ACL). Default true.
+     */
+    idempotent: z.boolean().default(true),
+    /**
+     * How long a failed batch is retried inside the idempotent producer (same sequence numbers: no
+     * duplicates) before it goes back to the buffer and is sent as new records, milliseconds. Longer
+     * than a failover (the controller fences a dead broker after its session timeout, 9 s by
+     * default). Default 30000.
+     */
+    retryWindowMs: z.number().int().positive().default(30_000),
     /** Longest backoff between retries of a failed batch, milliseconds. Default 2000. */
     maxRetryBackoffMs: z.number().int().positive().default(2_000),
   })
@@ -148,6 +161,22 @@ export const transportSection = z
          * partition cannot fill `capture.maxTraces` for the others. Default 2000.
          */
         assemblerMaxTracesPerPartition: z.number().int().positive().default(2_000),
+        /**
+         * Topics each role creates at start when missing (spans, triplets, scores, DLQ; the compacted
+         * labels and topic-models topics get one partition), instead of leaving them to the brokers'
+         * auto-creation and its defaults. Existing topics are left as they are.
+         */
+        createTopics: z
+          .object({
+            /** Create missing topics. When false a missing topic is an error naming it. Default true. */
+            enabled: z.boolean().default(true),
+            /** Partitions of a created topic: the most scorer (and assembler) replicas that can share the work. Default 6. */
+            partitions: z.number().int().positive().default(6),
+            /** Replication factor of a created topic, capped at the cluster's broker count (logged). Default 3. */
+            replicationFactor: z.number().int().positive().max(32).default(3),
+          })
+          .strict()
+          .prefault({}),
         /** TCP connect timeout, milliseconds. Default 3000. */
         connectionTimeoutMs: z.number().int().positive().default(3_000),
         /** TLS settings; default off. */
