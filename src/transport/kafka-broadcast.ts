@@ -27,6 +27,11 @@ export interface KafkaBroadcastOptions {
   logger?: Logger;
 }
 
+/** Longest a publish waits for the connection, milliseconds. */
+const CONNECT_WAIT_MS = 30_000;
+/** Most publishes waiting for the connection at once; further ones are not shared (logged). */
+const MAX_WAITING = 1_000;
+
 export class KafkaBroadcast {
   readonly #o: KafkaBroadcastOptions;
   readonly #logger: Logger;
@@ -34,11 +39,17 @@ export class KafkaBroadcast {
   #consumer: Consumer | undefined;
   #stopped = false;
   readonly #setup: KafkaTopicSetup;
+  /** Resolves once the producer is connected (or at shutdown). */
+  readonly #connected: Promise<void>;
+  #markConnected!: () => void;
+  /** Publishes waiting for the connection (bounded by {@link MAX_WAITING}). */
+  #waiting = 0;
 
   constructor(options: KafkaBroadcastOptions) {
     this.#o = options;
     this.#logger = options.logger ?? silentLogger;
     // Compaction keeps the latest message per key for readers that start later.
+    this.#connected = new Promise((resolve) => (this.#markConnected = resolve));
     this.#setup = new KafkaTopicSetup({ kafka: options.kafka, section: options.section, topics: [{ topic: options.topic, compacted: true }], logger: this.#logger });
   }
 
@@ -49,32 +60,70 @@ export class KafkaBroadcast {
 
   /** Creates the compacted topic if missing, connects, and reads it from the beginning. */
   async start(): Promise<void> {
-    const { kafka, section, topic, name } = this.#o;
+    const { kafka, topic, name } = this.#o;
     await this.#setup.ensure();
     for (let attempt = 1; !this.#stopped; attempt++) {
       try {
         this.#producer = kafka.producer({ allowAutoTopicCreation: true });
         await this.#producer.connect();
-        if (this.#o.writeOnly) return;
-        this.#consumer = kafka.consumer({ groupId: `${section.groupId}-${name}-${randomUUID()}`, sessionTimeout: section.consumer.sessionTimeoutMs, heartbeatInterval: section.consumer.heartbeatIntervalMs, maxWaitTimeInMs: section.consumer.fetchMaxWaitMs, allowAutoTopicCreation: true });
-        await this.#consumer.connect();
-        await this.#consumer.subscribe({ topic, fromBeginning: true });
-        const max = this.#o.maxMessageBytes ?? 256 * 1024;
-        await this.#consumer.run({ autoCommit: false, eachMessage: async ({ message }) => void (message.value && message.value.length <= max && this.#o.onMessage(message.value)) });
-        return;
+        this.#markConnected();
+        break;
       } catch (err) {
-        await this.#consumer?.disconnect().catch(() => undefined);
         await this.#producer?.disconnect().catch(() => undefined);
-        this.#consumer = undefined;
         this.#producer = undefined;
         this.#logger.warn({ attempt, topic, err: errorMessage(err) }, `${name} topic not reachable; retrying`);
         await new Promise((r) => setTimeout(r, Math.min(5_000, 250 * 2 ** Math.min(attempt, 5))));
       }
     }
+    if (!this.#o.writeOnly) await this.#read();
   }
 
-  /** Publishes one message; resolves false (logged with `context`) when not connected or the send failed. Never rejects. */
+  /** Reads the topic from the beginning with a group of its own; again with a fresh consumer after a crash kafkajs does not restart from. */
+  async #read(): Promise<void> {
+    const { kafka, section, topic, name } = this.#o;
+    for (let attempt = 1; !this.#stopped; attempt++) {
+      const consumer = kafka.consumer({ groupId: `${section.groupId}-${name}-${randomUUID()}`, sessionTimeout: section.consumer.sessionTimeoutMs, heartbeatInterval: section.consumer.heartbeatIntervalMs, maxWaitTimeInMs: section.consumer.fetchMaxWaitMs, allowAutoTopicCreation: true });
+      this.#consumer = consumer;
+      // kafkajs gives up for good on some errors (no group coordinator yet on a new cluster, or during
+      // a failover): without this the reader would stay down while the process looks healthy.
+      consumer.on(consumer.events.CRASH, (event) => {
+        if (event.payload.restart || this.#stopped || this.#consumer !== consumer) return;
+        this.#logger.warn({ topic, err: errorMessage(event.payload.error) }, `${name} topic reader crashed; reading again`);
+        this.#consumer = undefined;
+        void consumer
+          .disconnect()
+          .catch(() => undefined)
+          .then(() => new Promise((r) => setTimeout(r, 1_000)))
+          .then(() => (this.#stopped ? undefined : this.#read()));
+      });
+      try {
+        await consumer.connect();
+        await consumer.subscribe({ topic, fromBeginning: true });
+        const max = this.#o.maxMessageBytes ?? 256 * 1024;
+        await consumer.run({ autoCommit: false, eachMessage: async ({ message }) => void (message.value && message.value.length <= max && this.#o.onMessage(message.value)) });
+        return;
+      } catch (err) {
+        if (this.#consumer === consumer) this.#consumer = undefined;
+        await consumer.disconnect().catch(() => undefined);
+        this.#logger.warn({ attempt, topic, err: errorMessage(err) }, `${name} topic not readable; retrying`);
+        await new Promise((r) => setTimeout(r, Math.min(5_000, 250 * 2 ** Math.min(attempt, 5))));
+      }
+    }
+  }
+
+  /**
+   * Publishes one message, waiting up to {@link CONNECT_WAIT_MS} for the connection (the topic is
+   * created first, which takes a moment at start); resolves false (logged with `context`) when still
+   * not connected, too many wait, or the send failed. Never rejects.
+   */
   async publish(key: string, value: string, context: Record<string, unknown> = {}): Promise<boolean> {
+    if (!this.#producer && !this.#stopped && this.#waiting < MAX_WAITING) {
+      this.#waiting++;
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([this.#connected, new Promise((r) => (timer = setTimeout(r, CONNECT_WAIT_MS)))]);
+      clearTimeout(timer);
+      this.#waiting--;
+    }
     const producer = this.#producer;
     if (!producer) {
       this.#logger.warn(context, `kept here but not shared: the ${this.#o.name} topic is not connected yet`);
@@ -93,6 +142,7 @@ export class KafkaBroadcast {
   async shutdown(): Promise<void> {
     this.#stopped = true;
     this.#setup.shutdown();
+    this.#markConnected();
     await this.#consumer?.disconnect().catch(() => undefined);
     await this.#producer?.disconnect().catch(() => undefined);
   }

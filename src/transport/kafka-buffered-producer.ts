@@ -34,7 +34,7 @@ export interface BufferedKafkaProducerOptions {
   idempotent?: boolean;
   /** With `idempotent`: how long kafkajs retries a failed batch before it comes back here, milliseconds. Default 30000. */
   retryWindowMs?: number;
-  /** Batches sent at once (kafkajs pipelines them on its connections). Default 2. */
+  /** Batches sent at once (kafkajs pipelines them on its connections). Default 2; always 1 with `idempotent`. */
   maxInFlightBatches?: number;
   /** Called with the number of messages acknowledged by the broker. Must not throw. */
   onDelivered?: (count: number) => void;
@@ -91,6 +91,8 @@ export class BufferedKafkaProducer {
   readonly #sends = new Set<{ size: number; settled: boolean }>();
   #timer: NodeJS.Timeout | undefined;
   #failures = 0;
+  /** The end of the last send queued through an idempotent producer. */
+  #serial: Promise<void> = Promise.resolve();
   #lastReason: string | undefined;
   #closed = false;
   #idleWaiters: Array<() => void> = [];
@@ -106,7 +108,10 @@ export class BufferedKafkaProducer {
     this.#compression = (options.compression ?? 'gzip') === 'gzip' ? CompressionTypes.GZIP : CompressionTypes.None;
     this.#timeoutMs = options.requestTimeoutMs ?? 10_000;
     this.#maxBackoffMs = options.maxRetryBackoffMs ?? 2_000;
-    this.#maxInFlight = options.maxInFlightBatches ?? 2;
+    // kafkajs keeps one sequence counter per partition and rolls it back when a send fails; two sends
+    // to a partition whose leader is moving run under two brokers' locks and can interleave, which
+    // writes a batch twice under two sequences (seen as duplicate score records in a failover test).
+    this.#maxInFlight = options.idempotent ? 1 : (options.maxInFlightBatches ?? 2);
     this.#logger = options.logger ?? silentLogger;
     this.#producer = this.#newProducer();
   }
@@ -156,6 +161,20 @@ export class BufferedKafkaProducer {
   /** Sends now, bypassing the buffer, and resolves once acknowledged (acks=all). Throws on failure. */
   async sendNow(topic: string, messages: Message[]): Promise<void> {
     if (messages.length === 0) return;
+    if (!this.#opts.idempotent) return this.#send(topic, messages);
+    // One send at a time through an idempotent producer (see the constructor).
+    const previous = this.#serial;
+    let done!: () => void;
+    this.#serial = new Promise((resolve) => (done = resolve));
+    try {
+      await previous;
+      await this.#send(topic, messages);
+    } finally {
+      done();
+    }
+  }
+
+  async #send(topic: string, messages: Message[]): Promise<void> {
     await this.connect();
     await this.#producer.send({ topic, messages, acks: -1, compression: this.#compression, timeout: this.#timeoutMs });
   }

@@ -34,7 +34,8 @@ export interface KafkaTripletConsumerOptions {
 }
 
 type Outcome =
-  | { kind: 'done'; out?: Array<{ topic: 'scores' | 'dlq'; message: Message }> }
+  /** `id`: remembered for de-duplication once `out` is acknowledged (never before: a lost send must be judged again). */
+  | { kind: 'done'; out?: Array<{ topic: 'scores' | 'dlq'; message: Message }>; id?: string }
   | { kind: 'retry'; retryAfterMs: number };
 
 
@@ -57,6 +58,8 @@ export class KafkaTripletConsumer implements TripletConsumer {
   readonly #pauseTimers = new Set<NodeJS.Timeout>();
   /** Triplet ids being judged right now (a duplicate in the same chunk must not be judged twice). */
   readonly #inProgress = new Set<string>();
+  /** Triplet ids judged whose records are not yet acknowledged (a duplicate meanwhile is not judged again). */
+  readonly #undelivered = new Set<string>();
   #member: KafkaGroupMember | undefined;
   /** Partitions with a lag series exported. */
   readonly #lagPartitions = new Set<number>();
@@ -145,7 +148,7 @@ export class KafkaTripletConsumer implements TripletConsumer {
     const { batch, resolveOffset, heartbeat, isRunning, isStale } = payload;
     const { topic, partition } = batch;
     this.#activeBatches++;
-    const pending: { scores: Message[]; dlq: Message[] } = { scores: [], dlq: [] };
+    const pending: { scores: Message[]; dlq: Message[]; ids: string[] } = { scores: [], dlq: [], ids: [] };
     let lastDone: string | undefined;
     let sinceCommit = 0;
     const commit = async (): Promise<void> => {
@@ -153,6 +156,12 @@ export class KafkaTripletConsumer implements TripletConsumer {
       await this.#deliver(this.#section.topics.dlq, pending.dlq, isRunning);
       pending.scores = [];
       pending.dlq = [];
+      // Only now are their records durable: a redelivery from here on is a duplicate.
+      for (const id of pending.ids) {
+        this.#dedupe.mark(id);
+        this.#undelivered.delete(id);
+      }
+      pending.ids = [];
       if (lastDone === undefined) return;
       const next = (BigInt(lastDone) + 1n).toString();
       resolveOffset(lastDone);
@@ -175,6 +184,10 @@ export class KafkaTripletConsumer implements TripletConsumer {
             continue;
           }
           for (const out of outcome.out ?? []) pending[out.topic].push(out.message);
+          if (outcome.id !== undefined) {
+            pending.ids.push(outcome.id);
+            this.#undelivered.add(outcome.id);
+          }
           // Offsets advance only over a contiguous prefix of finished messages.
           if (retryAfterMs === undefined) {
             lastDone = chunk[k]!.offset;
@@ -191,6 +204,9 @@ export class KafkaTripletConsumer implements TripletConsumer {
       }
       await commit();
     } finally {
+      // A batch that ends by an error (a heartbeat refused in a rebalance, a failed commit) leaves its
+      // undelivered records unsent and its offsets uncommitted: the triplets come again and are judged again.
+      for (const id of pending.ids) this.#undelivered.delete(id);
       this.#activeBatches--;
       if (this.#activeBatches === 0) {
         const waiters = this.#idleWaiters;
@@ -240,7 +256,7 @@ export class KafkaTripletConsumer implements TripletConsumer {
     const parsed = decodeTriplet(message, this.#section.consumer.maxMessageBytes);
     if (!parsed.ok) return this.#poison(topic, partition, message, parsed.stage, parsed.reason, parsed.error);
     const triplet = parsed.triplet;
-    if (this.#dedupe.has(triplet.id) || this.#inProgress.has(triplet.id)) {
+    if (this.#dedupe.has(triplet.id) || this.#inProgress.has(triplet.id) || this.#undelivered.has(triplet.id)) {
       this.#attempts.delete(key);
       this.#instruments.deduplicated.inc();
       this.#instruments.dropped.inc({ stage: 'scorer', reason: 'duplicate' });
@@ -266,7 +282,6 @@ export class KafkaTripletConsumer implements TripletConsumer {
     }
     this.#attempts.delete(key);
     if (result.status === 'dropped') return { kind: 'done' };
-    this.#dedupe.mark(triplet.id);
     const out: Array<{ topic: 'scores' | 'dlq'; message: Message }> = [];
     if (result.status === 'failed') {
       this.#instruments.dlq.inc({ stage: 'judge', reason: result.reason });
@@ -278,7 +293,7 @@ export class KafkaTripletConsumer implements TripletConsumer {
         if (record) out.push({ topic: 'scores', message: { key: triplet.traceId, value: JSON.stringify(record), headers: { 'schema-version': SCHEMA_VERSION, 'content-type': 'application/json' } } });
       }
     }
-    return { kind: 'done', out };
+    return { kind: 'done', out, id: triplet.id };
   }
 
   #poison(topic: string, partition: number, message: KafkaMessage, stage: PoisonStage, reason: string, error: string): Outcome {

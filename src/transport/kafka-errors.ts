@@ -8,7 +8,7 @@
 import { errorMessage } from '../errors.ts';
 
 /** Why a Kafka connection or request failed. */
-export type KafkaErrorReason = 'authentication' | 'tls' | 'authorization' | 'unreachable' | 'closed' | 'other';
+export type KafkaErrorReason = 'authentication' | 'tls' | 'authorization' | 'unreachable' | 'unavailable' | 'closed' | 'other';
 
 /** A classified failure. */
 export interface KafkaErrorCause {
@@ -23,6 +23,8 @@ export interface KafkaErrorCause {
 
 /** Node's TLS verification error codes (`tls.TLSSocket` / OpenSSL). */
 const TLS_CODES = /^(UNABLE_TO_|SELF_SIGNED_CERT|DEPTH_ZERO_SELF_SIGNED_CERT|CERT_|ERR_TLS_|ERR_SSL_|HOSTNAME_MISMATCH|EPROTO$)/;
+/** Broker answers while leaders, coordinators or replicas move (a failover, a restart, a new topic). */
+const UNAVAILABLE_TYPES = /^(NOT_LEADER|LEADER_NOT_AVAILABLE|NOT_ENOUGH_REPLICAS|NOT_COORDINATOR|COORDINATOR_|REQUEST_TIMED_OUT|NETWORK_EXCEPTION|UNKNOWN_TOPIC_OR_PARTITION|REBALANCE_IN_PROGRESS|KAFKA_STORAGE_ERROR|FENCED_LEADER_EPOCH|UNKNOWN_LEADER_EPOCH)/;
 const UNREACHABLE_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'ETIMEDOUT', 'ECONNRESET']);
 
 interface ErrorLike {
@@ -63,6 +65,8 @@ export function classifyKafkaError(err: unknown): KafkaErrorCause {
   if (denied) return { reason: 'authorization', message: `${denied.message ?? message} (${denied.type})`, hint: `the brokers' ACLs deny this principal (${denied.type}): grant it the operation on the named topic, group or cluster`, persistent: true };
   const unreachable = found((e) => (typeof e.code === 'string' && UNREACHABLE_CODES.has(e.code)) || e.name === 'KafkaJSConnectionError' || e.name === 'KafkaJSRequestTimeoutError' || e.name === 'KafkaJSBrokerNotFound');
   if (unreachable) return { reason: 'unreachable', message: unreachable.message ?? message, hint: 'no broker answered: check transport.kafka.brokers and the network; sending is retried', persistent: false };
+  const moving = found((e) => typeof e.type === 'string' && UNAVAILABLE_TYPES.test(e.type));
+  if (moving) return { reason: 'unavailable', message: `${moving.message ?? message} (${moving.type})`, hint: 'a broker, leader or coordinator is moving (failover, restart, a new topic); retried', persistent: false };
   if (found((e) => e.name === 'KafkaJSConnectionClosedError')) {
     return { reason: 'closed', message, hint: 'the broker closed the connection: a TLS or SASL listener reached without transport.kafka.tls.enabled / transport.kafka.sasl, or a broker restarting', persistent: false };
   }

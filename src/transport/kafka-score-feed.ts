@@ -11,6 +11,7 @@ import type { Consumer, Kafka } from 'kafkajs';
 import type { RagwatchConfig } from '../config/schema.ts';
 import { errorMessage } from '../errors.ts';
 import { useWholeBatchGunzip } from './kafka-client.ts';
+import { KafkaTopicSetup } from './kafka-topics.ts';
 import { silentLogger, type Logger } from '../log.ts';
 import { BUILTIN_REGISTRY, type MetricRegistry } from '../metric-registry.ts';
 import { scoreRecordSchema, type ScoreRecord } from '../triplet.ts';
@@ -39,9 +40,13 @@ export class KafkaScoreFeed {
   #consumer: Consumer | undefined;
   #running = false;
   #stopped = false;
+  readonly #setup: KafkaTopicSetup;
 
   constructor(options: KafkaScoreFeedOptions) {
     this.#o = options;
+    // A group that joins before the topic exists holds none of its partitions until its next metadata
+    // refresh (minutes): the topic is created first, as the scorers would.
+    this.#setup = new KafkaTopicSetup({ kafka: options.kafka, section: options.section, topics: [{ topic: options.section.topics.scores }], ...(options.logger ? { logger: options.logger } : {}) });
   }
 
   /** True while consuming. */
@@ -54,13 +59,29 @@ export class KafkaScoreFeed {
     const { section } = this.#o;
     const logger = this.#o.logger ?? silentLogger;
     useWholeBatchGunzip();
+    await this.#setup.ensure();
     for (let attempt = 1; !this.#stopped; attempt++) {
       const consumer = this.#o.kafka.consumer({ groupId: this.#o.groupId, sessionTimeout: section.consumer.sessionTimeoutMs, heartbeatInterval: section.consumer.heartbeatIntervalMs, maxWaitTimeInMs: section.consumer.fetchMaxWaitMs, allowAutoTopicCreation: true });
       this.#consumer = consumer;
+      // kafkajs gives up for good on some errors (no group coordinator yet, or during a failover):
+      // join again with a fresh consumer rather than stay down while looking healthy.
+      consumer.on(consumer.events.CRASH, (event) => {
+        if (event.payload.restart || this.#stopped || this.#consumer !== consumer) return;
+        logger.warn({ err: errorMessage(event.payload.error) }, `${this.#o.name ?? 'score feed'} crashed; rejoining`);
+        this.#consumer = undefined;
+        this.#running = false;
+        void consumer
+          .disconnect()
+          .catch(() => undefined)
+          .then(() => new Promise((r) => setTimeout(r, 1_000)))
+          .then(() => (this.#stopped ? undefined : this.start()));
+      });
       try {
         await consumer.connect();
         await consumer.subscribe({ topic: section.topics.scores, fromBeginning: false });
         await consumer.run({ autoCommit: true, eachMessage: async ({ message }) => this.#take(message.value) });
+        // A crash during the join has already scheduled a fresh consumer.
+        if (this.#consumer !== consumer) return;
         this.#running = !this.#stopped;
         return;
       } catch (err) {
@@ -93,6 +114,7 @@ export class KafkaScoreFeed {
   /** Leaves the group. Idempotent. */
   async shutdown(): Promise<void> {
     this.#stopped = true;
+    this.#setup.shutdown();
     this.#running = false;
     await this.#consumer?.disconnect().catch(() => undefined);
   }

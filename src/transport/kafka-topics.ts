@@ -143,7 +143,7 @@ export class KafkaTopicSetup {
         if ((err as { errors?: unknown }).errors === undefined) throw err;
         if (errors.length > 0) throw this.#explain(errors, section, replicationFactor, err);
       }
-      this.#logger.info({ topics: missing.map((t) => t.topic), partitions: settings.partitions, replicationFactor }, 'kafka topics created');
+      this.#logger.info({ topics: missing.map((t) => `${t.topic} (${t.compacted ? '1 partition, compacted' : `${settings.partitions} partitions`})`), replicationFactor }, 'kafka topics created');
     } finally {
       await admin.disconnect().catch(() => undefined);
     }

@@ -56,7 +56,7 @@ describe('test layers', () => {
   });
 
   it('the check bites: it finds the binaries of known integration files', () => {
-    expect(needsBinary(join(ROOT, 'tests/integration/kafka-roles.test.ts'))).toMatch(/kafka-process|kafka-mock|haveKcat/);
+    expect(needsBinary(join(ROOT, 'tests/integration/kafka-roles.test.ts'))).toMatch(/kafka-process|kafka-broker|haveKafka/);
     expect(needsBinary(join(ROOT, 'tests/metrics/rules.integration.test.ts'))).toMatch(/promtool/);
     expect(needsBinary(join(ROOT, 'tests/server/pages.integration.test.ts'))).toMatch(/chromium|inChromium/);
     expect(needsBinary(join(ROOT, 'tests/deploy/helm-chart.integration.test.ts'))).toMatch(/chart-render|helmTemplate/);

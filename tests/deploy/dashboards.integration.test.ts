@@ -6,8 +6,8 @@
  * setup (the chart's test-alert config and its `ragwatch rules`) proves docs/deploy.md's test alert fires.
  *
  * Why it takes about a minute: two live stacks (start + demo + Prometheus; collector + assembler +
- * scorer over the Kafka mock), each waiting for real Prometheus scrapes (the first ~5 s after start),
- * two scheduled probe runs, and a consumer-group join (the mock delays a first join by 3 s).
+ * scorer over Apache Kafka), each waiting for real Prometheus scrapes (the first ~5 s after start),
+ * two scheduled probe runs, and the consumer-group joins.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -21,7 +21,7 @@ import { CAPTURE_RESIDUAL, SCORING_RESIDUAL, SPANS_RESIDUAL } from '../../dashbo
 import { latencyQuantile } from '../../dashboards/src/latency.ts';
 import { haveBinaries, promAlerts, promQuery, scratchDir, startPrometheus, type LoopbackProcess } from '../helpers/prometheus.ts';
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/openai-server.ts';
-import { haveKcat, startKafkaMock, type KafkaMock } from '../helpers/kafka-mock.ts';
+import { haveKafka, startKafkaCluster, type KafkaTestCluster } from '../helpers/kafka-broker.ts';
 import { BIN, ROOT, freePort, spawnRagwatch, waitFor, type RagwatchProcess } from '../helpers/process.ts';
 import { oracleResponder } from '../judges/helpers/oracle.ts';
 import { helmTemplate, ofKind, type K8sObject } from './chart-render.ts';
@@ -302,18 +302,18 @@ describe('live: ragwatch start (chart test-alert config; and an LLM-judge instan
   }, 180_000);
 });
 
-describe('live: the chart in split mode (ragwatch collector + assembler + scorer over a Kafka mock cluster) fills the Kafka panels', () => {
-  const enabled = haveBinaries('dashboard Kafka panels on a live Prometheus', 'prometheus') && haveKcat('dashboard Kafka panels');
+describe('live: the chart in split mode (ragwatch collector + assembler + scorer over Apache Kafka) fills the Kafka panels', () => {
+  const enabled = haveBinaries('dashboard Kafka panels on a live Prometheus', 'prometheus') && haveKafka('dashboard Kafka panels');
   const procs: RagwatchProcess[] = [];
-  let kafka: KafkaMock | undefined;
+  let kafka: KafkaTestCluster | undefined;
   let demo: ChildProcess | undefined;
   let prometheus: LoopbackProcess | undefined;
   const scratch = scratchDir('ragwatch-dashboards-kafka-');
 
   beforeAll(async () => {
     if (!enabled) return;
-    kafka = await startKafkaMock();
-    // The config and environment the chart gives both roles in split mode (brokers: the mock's).
+    kafka = await startKafkaCluster();
+    // The config and environment the chart gives both roles in split mode (brokers: the test cluster's).
     const objects = helmTemplate(['-f', join(ROOT, 'helm', 'examples', 'kafka-split.values.yaml')]);
     const cm = ofKind<K8sObject & { data: Record<string, string> }>(objects, 'ConfigMap').find((c) => c.metadata.name.endsWith('-config'))!;
     const configFile = scratch.write('ragwatch.yaml', cm.data['ragwatch.yaml']!);

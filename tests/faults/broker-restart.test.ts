@@ -1,28 +1,28 @@
 /**
- * Fault case 2 (DESIGN §11 promise 4): the Kafka cluster (librdkafka mock, behind fixed addresses)
- * is killed and restarted while `ragwatch start` (Kafka transport) keeps receiving traffic.
- * The producer buffers up to its bound, drops the rest (counted), recovers by itself; the consumer
- * rejoins the new cluster; the accounting identity balances: messages lost unexplained = 0.
+ * Fault case 2 (DESIGN §11 promise 4): the only broker of a one-node Apache Kafka cluster is killed
+ * (`kill -9`) and restarted on the same address while `ragwatch start` (Kafka transport) keeps
+ * receiving traffic. The producer buffers up to its bound, drops the rest (counted), recovers by
+ * itself; the consumer rejoins; the accounting identity balances: messages lost unexplained = 0.
  *
- * The mock keeps messages in memory, so a killed cluster loses what it held (a real cluster keeps
- * them on disk). The kill therefore lands right after a request, at a moment when the scorer has
- * received everything produced so far (the new spans are still in trace assembly); traffic keeps
- * flowing through the outage and after, and everything must be accounted for exactly.
+ * The broker keeps its log on disk across the kill. The kill lands right after a request, at a
+ * moment when the scorer has received everything produced so far (the new spans are still in trace
+ * assembly), so the books at the kill are exact; traffic keeps flowing through the outage and after,
+ * and everything must be accounted for exactly.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { haveKcat, startStableKafka, type StableKafka } from '../helpers/kafka-mock.ts';
+import { haveKafka, startKafkaCluster, type KafkaTestCluster } from '../helpers/kafka-broker.ts';
 import { reportFigure } from './figures.ts';
 import { parseMetrics, startRagwatch, sumMetric, waitFor200, type RagwatchProcess } from './ragwatch-process.ts';
 import { batchBody, post, type SendStats } from './traffic.ts';
 
 const BUFFER = 50;
 const OUTAGE_MS = 8_000;
-const useKafka = haveKcat('fault 2 (broker kill/restart)');
-let kafka: StableKafka | undefined;
+const useKafka = haveKafka('fault 2 (broker kill/restart)');
+let kafka: KafkaTestCluster | undefined;
 let rw: RagwatchProcess | undefined;
 
 beforeAll(async () => {
-  if (useKafka) kafka = await startStableKafka();
+  if (useKafka) kafka = await startKafkaCluster();
 });
 afterAll(async () => {
   await rw?.cleanup();
@@ -64,7 +64,7 @@ describe.runIf(useKafka)('fault 2: Kafka broker killed and restarted mid-stream'
     rw = await startRagwatch({
       server: { otlpPort: 0, otlpGrpcPort: 0, httpPort: 0 },
       capture: { traceIdleMs: 200 },
-      transport: { kind: 'kafka', kafka: { brokers: kafka!.brokers, connectionTimeoutMs: 1_000, producer: { maxBufferMessages: BUFFER, requestTimeoutMs: 2_000, maxRetryBackoffMs: 500 } } },
+      transport: { kind: 'kafka', kafka: { brokers: kafka!.brokers, connectionTimeoutMs: 1_000, producer: { maxBufferMessages: BUFFER, requestTimeoutMs: 2_000, maxRetryBackoffMs: 500, retryWindowMs: 2_000 } } },
       log: { level: 'info' },
     });
     await waitFor200(`${rw.apiUrl}/readyz`, 60_000);
@@ -93,13 +93,13 @@ describe.runIf(useKafka)('fault 2: Kafka broker killed and restarted mid-stream'
       if (killedAt === undefined && posts >= 4) {
         const b = books(await scrape());
         if (b.produced === b.received && b.producerBuffer === 0) {
-          await kafka!.kill();
+          await kafka!.kill(0);
           killedAt = Date.now();
           atKill = { check: b, after: books(await scrape()) };
         }
       } else if (killedAt !== undefined && restartedAt === undefined && Date.now() - killedAt >= OUTAGE_MS) {
         duringOutage = books(await scrape());
-        await kafka!.restart();
+        await kafka!.restart(0);
         restartedAt = Date.now();
       } else if (restartedAt !== undefined) {
         if (Number.isNaN(recoveryMs) && books(await scrape()).produced > duringOutage!.produced) recoveryMs = Date.now() - restartedAt;

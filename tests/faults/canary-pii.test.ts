@@ -7,7 +7,7 @@
 import { Kafka, logLevel } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeOpenAI, type FakeOpenAI, type FakeRequest } from '../fakes/openai-server.ts';
-import { haveKcat, startKafkaMock, type KafkaMock } from '../helpers/kafka-mock.ts';
+import { haveKafka, startKafkaCluster, type KafkaTestCluster } from '../helpers/kafka-broker.ts';
 import { oracleResponder, parsePrompt } from '../judges/helpers/oracle.ts';
 import { reportFigure } from './figures.ts';
 import { parseMetrics, startRagwatch, sumMetric, waitFor200, type RagwatchProcess } from './ragwatch-process.ts';
@@ -47,15 +47,15 @@ const TRIPLETS = [
 ];
 
 let fake: FakeOpenAI;
-let kafka: KafkaMock | undefined;
+let kafka: KafkaTestCluster | undefined;
 let rw: RagwatchProcess | undefined;
-const useKafka = haveKcat('fault 7 (canary PII through Kafka)');
+const useKafka = haveKafka('fault 7 (canary PII through Kafka)');
 
 beforeAll(async () => {
   // The third triplet's judge answers are garbage, so it ends in the DLQ (whose payload must be redacted too).
   const oracle = oracleResponder();
   fake = await startFakeOpenAI((req: FakeRequest) => (parsePrompt(req).blocks.some((b) => b.text.includes('[garbage]')) ? { content: 'not json at all' } : oracle(req)));
-  if (useKafka) kafka = await startKafkaMock();
+  if (useKafka) kafka = await startKafkaCluster();
 });
 afterAll(async () => {
   await rw?.cleanup();

@@ -1,13 +1,13 @@
 /**
  * Fault case 3 (DESIGN §11 promises 3, 4): `ragwatch scorer` is SIGKILLed mid-batch while a
- * `ragwatch collector` keeps the triplets topic fed (librdkafka mock cluster). A restarted scorer
+ * `ragwatch collector` keeps the triplets topic fed (Apache Kafka, one KRaft node). A restarted scorer
  * in the same consumer group resumes from the committed offsets: every triplet ends with a score
  * record, the uncommitted ones are redelivered, and duplicates stay bounded by the commit interval.
  */
 import { Kafka, logLevel, type Consumer } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeOpenAI, type FakeOpenAI, type FakeRequest } from '../fakes/openai-server.ts';
-import { haveKcat, startKafkaMock, type KafkaMock } from '../helpers/kafka-mock.ts';
+import { haveKafka, startKafkaCluster, type KafkaTestCluster } from '../helpers/kafka-broker.ts';
 import { oracleResponder, parsePrompt } from '../judges/helpers/oracle.ts';
 import { reportFigure } from './figures.ts';
 import { parseMetrics, startRagwatch, sumMetric, waitFor200, type RagwatchProcess } from './ragwatch-process.ts';
@@ -18,8 +18,8 @@ const TRIPLETS = 60;
 /** Offsets are committed at least every 50 messages (src/transport/kafka-consumer.ts): the most a crash can redeliver per partition. */
 const COMMIT_EVERY = 50;
 
-const useKafka = haveKcat('fault 3 (scorer SIGKILL)');
-let kafka: KafkaMock | undefined;
+const useKafka = haveKafka('fault 3 (scorer SIGKILL)');
+let kafka: KafkaTestCluster | undefined;
 let fake: FakeOpenAI;
 const procs: RagwatchProcess[] = [];
 let reader: Consumer | undefined;
@@ -28,7 +28,7 @@ beforeAll(async () => {
   const oracle = oracleResponder();
   // A slow judge (≈ 150 ms per call, 3 calls per triplet) keeps the scorer mid-batch.
   fake = await startFakeOpenAI((req: FakeRequest) => ({ ...oracle(req), firstChunkDelayMs: 150 }) as ReturnType<typeof oracle>);
-  if (useKafka) kafka = await startKafkaMock();
+  if (useKafka) kafka = await startKafkaCluster();
 });
 afterAll(async () => {
   await reader?.disconnect();

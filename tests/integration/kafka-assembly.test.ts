@@ -19,12 +19,12 @@ import { randomUUID } from 'node:crypto';
 import { Kafka, logLevel } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SampledTriplet, ScoreRecord } from '../../src/triplet.ts';
-import { haveKcat, startKafkaMock, type KafkaMock } from '../helpers/kafka-mock.ts';
+import { haveKafka, startKafkaCluster, type KafkaTestCluster } from '../helpers/kafka-broker.ts';
 import { openInferenceTrace, postOtlp } from '../helpers/otlp.ts';
 import { waitFor } from '../helpers/process.ts';
 import { readTopic, readTopicOnce, roleConfig, scrape, startRole, type RoleProcess, type TopicReader } from './kafka-process.ts';
 
-const enabled = haveKcat('tests/integration/kafka-assembly.test.ts');
+const enabled = haveKafka('tests/integration/kafka-assembly.test.ts');
 /** kafkajs' default rebalance timeout (60 s) and a margin: how long a group may take to rebalance. */
 const REBALANCE_MS = 75_000;
 const CANARY_EMAIL = 'canary.split@example.org';
@@ -71,29 +71,29 @@ async function sendSplit(a: string, b: string, count: number, tag: string, servi
 }
 
 describe.skipIf(!enabled)('split assembly: two collectors → spans topic → assembler → scorer', () => {
-  let mock: KafkaMock;
+  let broker: KafkaTestCluster;
   const procs: RoleProcess[] = [];
   const readers: TopicReader[] = [];
 
   beforeAll(async () => {
-    mock = await startKafkaMock();
-  });
+    broker = await startKafkaCluster();
+  }, 180_000);
   afterAll(async () => {
     for (const r of readers) await r.stop();
     for (const p of procs) await p.cleanup();
-    await mock?.stop();
+    await broker?.stop();
   });
 
   it('every trace split across collectors is one complete triplet, scored once; an assembler kill loses and duplicates nothing', async () => {
     const prefix = `asm-${randomUUID().slice(0, 8)}`;
-    const config = roleConfig(mock.brokers, prefix, { assembly: 'spans_topic' });
+    const config = roleConfig(broker.brokers, prefix, { assembly: 'spans_topic' });
     // Both halves reach the assembler through different collectors and producer threads: idle time with margin.
     config.capture = { traceIdleMs: 1_000 };
     const topics = (config.transport as { kafka: { topics: { scores: string; triplets: string; spans: string; dlq: string } } }).kafka.topics;
     const [collectorA, collectorB, scorer] = await Promise.all([startRole('collector', config), startRole('collector', config), startRole('scorer', config)]);
     let assembler = await startRole('assembler', config);
     procs.push(collectorA!, collectorB!, scorer!, assembler);
-    const scores = await readTopic(mock.brokers, topics.scores);
+    const scores = await readTopic(broker.brokers, topics.scores);
     readers.push(scores);
     await waitFor(async () => (await fetch(`${scorer!.apiUrl}/readyz`)).status === 200 && (await fetch(`${assembler.apiUrl}/readyz`)).status === 200, 40_000, 200);
     const a = collectorA!.otlpUrl!;
@@ -101,7 +101,7 @@ describe.skipIf(!enabled)('split assembly: two collectors → spans topic → as
     const scoredIds = () => scores.messages.map((m) => (JSON.parse(String(m.value)) as ScoreRecord).traceId);
 
     // A poison record on the spans topic goes to the DLQ and stalls nothing.
-    const poison = new Kafka({ brokers: mock.brokers, logLevel: logLevel.NOTHING }).producer();
+    const poison = new Kafka({ brokers: broker.brokers, logLevel: logLevel.NOTHING }).producer();
     await poison.connect();
     await poison.send({ topic: topics.spans, messages: [{ key: 'f'.repeat(32), value: '{"traceId":"not-hex","spans":[],"logs":[]}' }, { key: 'e'.repeat(32), value: 'not json' }] });
     await poison.disconnect();
@@ -111,7 +111,7 @@ describe.skipIf(!enabled)('split assembly: two collectors → spans topic → as
     await post(a, JSON.stringify(pii.body));
     sent.push(pii.traceId);
     await waitFor(() => new Set(scoredIds()).size >= sent.length, 60_000, 250);
-    const triplets = (await readTopicOnce(mock.brokers, topics.triplets)).map((v) => JSON.parse(v) as SampledTriplet);
+    const triplets = (await readTopicOnce(broker.brokers, topics.triplets)).map((v) => JSON.parse(v) as SampledTriplet);
     for (const id of sent) {
       const mine = triplets.filter((t) => t.traceId === id);
       expect(mine, id).toHaveLength(1);
@@ -122,13 +122,13 @@ describe.skipIf(!enabled)('split assembly: two collectors → spans topic → as
     expect(triplets.filter((t) => t.traceId.length > 0 && sent.includes(t.traceId) && t.service === 'generator-svc')).toHaveLength(10);
     expect(scoredIds()).toHaveLength(sent.length);
     // Span records are redacted before they leave the collector: the address never reaches Kafka.
-    const spanRecords = await readTopicOnce(mock.brokers, topics.spans);
+    const spanRecords = await readTopicOnce(broker.brokers, topics.spans);
     expect(spanRecords.some((r) => r.includes(pii.traceId) && r.includes('<EMAIL_1>'))).toBe(true);
     expect(spanRecords.some((r) => r.includes(CANARY_EMAIL))).toBe(false);
     expect(triplets.some((t) => JSON.stringify(t).includes(CANARY_EMAIL))).toBe(false);
     expect(await scrape(assembler.apiUrl, 'ragwatch_triplets_incomplete_total')).toBe(0);
     expect(await scrape(assembler.apiUrl, 'ragwatch_dropped_total', { stage: 'assembler', reason: 'invalid_span_record' })).toBe(2);
-    await waitFor(async () => (await readTopicOnce(mock.brokers, topics.dlq)).length === 2, 20_000, 250);
+    await waitFor(async () => (await readTopicOnce(broker.brokers, topics.dlq)).length === 2, 20_000, 250);
     // Span accounting: every span the collectors forwarded was received by the assembler.
     const forwarded = (await scrape(collectorA!.apiUrl, 'ragwatch_spans_forwarded_total')) + (await scrape(collectorB!.apiUrl, 'ragwatch_spans_forwarded_total'));
     // Each trace has 3 spans (root, retriever, LLM); the poison records were never forwarded.
@@ -151,19 +151,19 @@ describe.skipIf(!enabled)('split assembly: two collectors → spans topic → as
     expect([...new Set(ids)].every((id) => all.includes(id))).toBe(true);
     // Nothing duplicated on the scores topic: re-assembled traces repeat a triplet id the scorer has seen.
     expect(ids).toHaveLength(all.length);
-    const tripletsAfter = (await readTopicOnce(mock.brokers, topics.triplets)).map((v) => JSON.parse(v) as SampledTriplet);
+    const tripletsAfter = (await readTopicOnce(broker.brokers, topics.triplets)).map((v) => JSON.parse(v) as SampledTriplet);
     console.info(`kafka-assembly: ${tripletsAfter.length} triplet messages for ${all.length} traces after the assembler kill (${tripletsAfter.length - all.length} re-assembled duplicates, deduplicated by the scorer)`);
   }, 240_000);
 
   it('a rebalance with traces half-buffered: each is assembled once, complete, by whichever assembler owns its partition', async () => {
     const prefix = `reb-${randomUUID().slice(0, 8)}`;
-    const config = roleConfig(mock.brokers, prefix, { assembly: 'spans_topic' });
+    const config = roleConfig(broker.brokers, prefix, { assembly: 'spans_topic' });
     // First halves wait through the rebalance for their second halves: idle time longer than the rebalance.
     config.capture = { traceIdleMs: 8_000 };
     const topics = (config.transport as { kafka: { topics: { scores: string; triplets: string } } }).kafka.topics;
     const [collectorA, collectorB, scorer, first] = await Promise.all([startRole('collector', config), startRole('collector', config), startRole('scorer', config), startRole('assembler', config)]);
     procs.push(collectorA!, collectorB!, scorer!, first!);
-    const scores = await readTopic(mock.brokers, topics.scores);
+    const scores = await readTopic(broker.brokers, topics.scores);
     readers.push(scores);
     await waitFor(async () => (await fetch(`${scorer!.apiUrl}/readyz`)).status === 200 && (await fetch(`${first!.apiUrl}/readyz`)).status === 200, 40_000, 200);
     await waitFor(async () => (await scrape(first!.apiUrl, 'ragwatch_kafka_partitions_assigned')) === 4, 20_000, 100);
@@ -181,7 +181,7 @@ describe.skipIf(!enabled)('split assembly: two collectors → spans topic → as
     for (const [i, t] of traces.entries()) await post(i % 2 === 0 ? collectorB!.otlpUrl! : collectorA!.otlpUrl!, t.parts[(i + 1) % 2]!);
     const ids = traces.map((t) => t.traceId);
     await waitFor(() => new Set(scores.messages.map((m) => (JSON.parse(String(m.value)) as ScoreRecord).traceId)).size >= ids.length, 60_000, 250);
-    const triplets = (await readTopicOnce(mock.brokers, topics.triplets)).map((v) => JSON.parse(v) as SampledTriplet);
+    const triplets = (await readTopicOnce(broker.brokers, topics.triplets)).map((v) => JSON.parse(v) as SampledTriplet);
     for (const id of ids) {
       const mine = triplets.filter((t) => t.traceId === id);
       // Once: neither a re-read of the first halves in the same process nor the old owner's leftovers give a second one.
@@ -216,7 +216,7 @@ describe.skipIf(!enabled)('split assembly: two collectors → spans topic → as
     for (const [i, t] of more.entries()) await post(i % 2 === 0 ? collectorB!.otlpUrl! : collectorA!.otlpUrl!, t.parts[(i + 1) % 2]!);
     const moreIds = more.map((t) => t.traceId);
     await waitFor(() => new Set(scores.messages.map((m) => (JSON.parse(String(m.value)) as ScoreRecord).traceId).filter((id) => moreIds.includes(id))).size >= moreIds.length, 60_000, 250);
-    const tripletsAfter = (await readTopicOnce(mock.brokers, topics.triplets)).map((v) => JSON.parse(v) as SampledTriplet);
+    const tripletsAfter = (await readTopicOnce(broker.brokers, topics.triplets)).map((v) => JSON.parse(v) as SampledTriplet);
     for (const id of moreIds) {
       expect(tripletsAfter.filter((t) => t.traceId === id), id).toHaveLength(1);
       expect(tripletsAfter.find((t) => t.traceId === id)!.sources, id).toHaveLength(1);

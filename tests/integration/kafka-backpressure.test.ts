@@ -9,12 +9,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Kafka, logLevel } from 'kafkajs';
 import { SCHEMA_VERSION, type SampledTriplet, type ScoreRecord } from '../../src/triplet.ts';
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/openai-server.ts';
-import { haveKcat, startKafkaMock, type KafkaMock } from '../helpers/kafka-mock.ts';
+import { haveKafka, startKafkaCluster, type KafkaTestCluster } from '../helpers/kafka-broker.ts';
 import { waitFor } from '../helpers/process.ts';
 import { oracleResponder } from '../judges/helpers/oracle.ts';
 import { readTopic, roleConfig, scrape, startRole, type RoleProcess, type TopicReader } from './kafka-process.ts';
 
-const enabled = haveKcat('tests/integration/kafka-backpressure.test.ts');
+const enabled = haveKafka('tests/integration/kafka-backpressure.test.ts');
 
 function triplet(i: number): SampledTriplet {
   const traceId = randomUUID().replaceAll('-', '');
@@ -34,14 +34,14 @@ function triplet(i: number): SampledTriplet {
 }
 
 describe.skipIf(!enabled)('judge 429 pauses the partition instead of failing triplets', () => {
-  let mock: KafkaMock;
+  let broker: KafkaTestCluster;
   let judge: FakeOpenAI;
   let scorer: RoleProcess | undefined;
   const readers: TopicReader[] = [];
   const rejectedAt: number[] = [];
 
   beforeAll(async () => {
-    mock = await startKafkaMock();
+    broker = await startKafkaCluster();
     const oracle = oracleResponder();
     judge = await startFakeOpenAI((req) => {
       if (rejectedAt.length < 3) {
@@ -50,29 +50,29 @@ describe.skipIf(!enabled)('judge 429 pauses the partition instead of failing tri
       }
       return oracle(req);
     });
-  });
+  }, 180_000);
   afterAll(async () => {
     for (const r of readers) await r.stop();
     await scorer?.cleanup();
-    await mock?.stop();
+    await broker?.stop();
     await judge?.close();
   });
 
   it('scores every triplet after the Retry-After pauses, with nothing in the DLQ', async () => {
     const prefix = `bp-${randomUUID().slice(0, 8)}`;
-    const config = roleConfig(mock.brokers, prefix, { consumer: { maxAttempts: 6 } }, judge.baseURL);
+    const config = roleConfig(broker.brokers, prefix, { consumer: { maxAttempts: 6 } }, judge.baseURL);
     const judgeSection = config.judge as { concurrency: number; llm: Record<string, unknown> };
     judgeSection.concurrency = 1;
     judgeSection.llm.maxRetries = 0;
     const topics = { triplets: `${prefix}.triplets.v1`, scores: `${prefix}.scores.v1`, dlq: `${prefix}.triplets.dlq` };
     scorer = await startRole('scorer', config);
     const sent = Array.from({ length: 4 }, (_, i) => triplet(i));
-    const raw = new Kafka({ brokers: mock.brokers, logLevel: logLevel.NOTHING }).producer();
+    const raw = new Kafka({ brokers: broker.brokers, logLevel: logLevel.NOTHING }).producer();
     await raw.connect();
     await raw.send({ topic: topics.triplets, acks: -1, messages: sent.map((t) => ({ key: 'k', value: JSON.stringify(t), headers: { 'schema-version': SCHEMA_VERSION } })) });
     await raw.disconnect();
 
-    const scores = await readTopic(mock.brokers, topics.scores);
+    const scores = await readTopic(broker.brokers, topics.scores);
     readers.push(scores);
     await waitFor(() => scores.messages.length >= sent.length, 45_000, 200);
     const ids = scores.messages.map((m) => (JSON.parse(String(m.value)) as ScoreRecord).tripletId);

@@ -10,26 +10,26 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CalibrationModel } from '../../src/calibration/types.ts';
-import { haveKcat, startKafkaMock, type KafkaMock } from '../helpers/kafka-mock.ts';
+import { haveKafka, startKafkaCluster, type KafkaTestCluster } from '../helpers/kafka-broker.ts';
 import { waitFor } from '../helpers/process.ts';
 import { roleConfig, sendTraces, startRole, type RoleProcess } from './kafka-process.ts';
 
-describe.skipIf(!haveKcat('tests/integration/kafka-labels.test.ts'))('labels and topic-models topics: scorer replicas converge on one calibration and one set of topics', () => {
-  let mock: KafkaMock;
+describe.skipIf(!haveKafka('tests/integration/kafka-labels.test.ts'))('labels and topic-models topics: scorer replicas converge on one calibration and one set of topics', () => {
+  let broker: KafkaTestCluster;
   const procs: RoleProcess[] = [];
   const dir = mkdtempSync(join(tmpdir(), 'ragwatch-kafka-labels-'));
   beforeAll(async () => {
-    mock = await startKafkaMock();
-  });
+    broker = await startKafkaCluster();
+  }, 180_000);
   afterAll(async () => {
     for (const p of procs) await p.cleanup();
-    await mock?.stop();
+    await broker?.stop();
     rmSync(dir, { recursive: true, force: true });
   });
 
   it('labels given on either replica reach both, both fit the same calibration, and both use the same topics', async () => {
     const prefix = `lbl-${randomUUID().slice(0, 8)}`;
-    const base = roleConfig(mock.brokers, prefix);
+    const base = roleConfig(broker.brokers, prefix);
     const scorerConfig = (name: string) => ({ ...base, store: { dataDir: join(dir, name), maxReviewItemsPerSecond: 1e9 }, calibration: { refitIntervalMs: 500, refitMinNewLabels: 1, minLabels: 30 }, weakness: { warmupQueries: 20, topicCount: 3 } });
     const [collector, a, b] = await Promise.all([startRole('collector', base), startRole('scorer', scorerConfig('a')), startRole('scorer', scorerConfig('b'))]);
     procs.push(collector!, a!, b!);

@@ -9,12 +9,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Kafka, logLevel, type IHeaders } from 'kafkajs';
 import { SCHEMA_VERSION, type SampledTriplet, type ScoreRecord } from '../../src/triplet.ts';
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/openai-server.ts';
-import { haveKcat, startKafkaMock, type KafkaMock } from '../helpers/kafka-mock.ts';
+import { haveKafka, startKafkaCluster, type KafkaTestCluster } from '../helpers/kafka-broker.ts';
 import { waitFor } from '../helpers/process.ts';
 import { oracleResponder } from '../judges/helpers/oracle.ts';
 import { readTopic, roleConfig, scrape, startRole, type RoleProcess, type TopicReader } from './kafka-process.ts';
 
-const enabled = haveKcat('tests/integration/kafka-poison.test.ts');
+const enabled = haveKafka('tests/integration/kafka-poison.test.ts');
 
 function header(headers: IHeaders | undefined, name: string): string | undefined {
   const v = headers?.[name];
@@ -39,29 +39,32 @@ function triplet(query: string): SampledTriplet {
 }
 
 describe.skipIf(!enabled)('poison messages reach the DLQ and the partition keeps flowing', () => {
-  let mock: KafkaMock;
+  let broker: KafkaTestCluster;
   let judge: FakeOpenAI;
   let scorer: RoleProcess | undefined;
   const readers: TopicReader[] = [];
 
   beforeAll(async () => {
-    mock = await startKafkaMock();
+    broker = await startKafkaCluster();
     // The judge answers garbage for one triplet: it must fail to the DLQ, never become a score.
     judge = await startFakeOpenAI(oracleResponder((answer, _p, req) => (JSON.stringify(req.body ?? {}).includes('JUDGE-GARBAGE') ? 'no JSON here, sorry' : answer)));
-  });
+  }, 180_000);
   afterAll(async () => {
     for (const r of readers) await r.stop();
     await scorer?.cleanup();
-    await mock?.stop();
+    await broker?.stop();
     await judge?.close();
   });
 
   it('DLQs truncated JSON, a 2 MB value, a wrong schema version and an unscorable triplet', async () => {
     const prefix = `poison-${randomUUID().slice(0, 8)}`;
-    const config = roleConfig(mock.brokers, prefix, {}, judge.baseURL);
+    const config = roleConfig(broker.brokers, prefix, {}, judge.baseURL);
     const topics = { triplets: `${prefix}.triplets.v1`, scores: `${prefix}.scores.v1`, dlq: `${prefix}.triplets.dlq` };
+    // The 2 MB poison needs a topic that takes it (a broker's default refuses records over 1 MB): the
+    // scorer's own limit (consumer.maxMessageBytes) is what is tested. The scorer leaves an existing topic as it is.
+    await broker.createTopic(topics.triplets, 4, { 'max.message.bytes': String(4 * 1024 * 1024) });
     scorer = await startRole('scorer', config);
-    const raw = new Kafka({ brokers: mock.brokers, logLevel: logLevel.NOTHING }).producer();
+    const raw = new Kafka({ brokers: broker.brokers, logLevel: logLevel.NOTHING }).producer();
     await raw.connect();
     const key = 'one-key-one-partition';
     const h = { 'schema-version': SCHEMA_VERSION, 'content-type': 'application/json' };
@@ -82,8 +85,8 @@ describe.skipIf(!enabled)('poison messages reach the DLQ and the partition keeps
     });
     await raw.disconnect();
 
-    const dlq = await readTopic(mock.brokers, topics.dlq);
-    const scores = await readTopic(mock.brokers, topics.scores);
+    const dlq = await readTopic(broker.brokers, topics.dlq);
+    const scores = await readTopic(broker.brokers, topics.scores);
     readers.push(dlq, scores);
     await waitFor(() => dlq.messages.length >= 4 && scores.messages.length >= 2, 45_000, 200);
 

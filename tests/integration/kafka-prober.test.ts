@@ -16,7 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { startDemoRag } from '../../scripts/demo-rag/service.ts';
 import type { ScoreRecord } from '../../src/triplet.ts';
-import { haveKcat, startKafkaMock, type KafkaMock } from '../helpers/kafka-mock.ts';
+import { haveKafka, startKafkaCluster, type KafkaTestCluster } from '../helpers/kafka-broker.ts';
 import { waitFor } from '../helpers/process.ts';
 import { roleConfig, scrape, startRole, type RoleProcess } from './kafka-process.ts';
 
@@ -48,25 +48,25 @@ function capitalSuite(url: string): string {
 
 const CAPITALS: Record<string, string> = { France: 'Paris', Germany: 'Berlin', Spain: 'Madrid', Italy: 'Rome' };
 
-describe.skipIf(!haveKcat('tests/integration/kafka-prober.test.ts'))('ragwatch prober × Kafka scores topic', () => {
-  let mock: KafkaMock;
+describe.skipIf(!haveKafka('tests/integration/kafka-prober.test.ts'))('ragwatch prober × Kafka scores topic', () => {
+  let broker: KafkaTestCluster;
   let server: Server;
   let producer: Producer;
 
   beforeAll(async () => {
-    mock = await startKafkaMock();
-  });
+    broker = await startKafkaCluster();
+  }, 180_000);
   afterAll(async () => {
     await producer?.disconnect();
     await new Promise((r) => (server ? server.close(r) : r(undefined)));
-    await mock?.stop();
+    await broker?.stop();
   });
 
   it('joins each probe to the score record published under its trace id', async () => {
     const prefix = `probe-${randomUUID().slice(0, 8)}`;
-    const config = roleConfig(mock.brokers, prefix);
+    const config = roleConfig(broker.brokers, prefix);
     const scoresTopic = `${prefix}.scores.v1`;
-    producer = new Kafka({ brokers: mock.brokers, logLevel: logLevel.NOTHING }).producer({ allowAutoTopicCreation: true });
+    producer = new Kafka({ brokers: broker.brokers, logLevel: logLevel.NOTHING }).producer({ allowAutoTopicCreation: true });
     await producer.connect();
     // The "service + scorer": answers, then publishes the score its judge gave the captured trace.
     server = createServer((req, res) => {
@@ -105,7 +105,9 @@ describe.skipIf(!haveKcat('tests/integration/kafka-prober.test.ts'))('ragwatch p
     expect(await scrape(prober.apiUrl, 'ragwatch_probe_robustness_ratio', { suite: 'capitals' })).toBe(0.5);
     expect(await scrape(prober.apiUrl, 'ragwatch_probe_groups', { suite: 'capitals', kind: 'non_robust' })).toBe(4);
     prober.child.kill('SIGTERM');
-    expect(await prober.exited).toBe(0);
+    const code = await prober.exited;
+    if (code !== 0) console.log('PROBER OUTPUT', prober.output().slice(-4000));
+    expect(code).toBe(0);
   }, 120_000);
 });
 

@@ -1,6 +1,6 @@
 /**
- * Helpers for the Kafka integration tests: runs `ragwatch collector` / `ragwatch scorer` as real
- * child processes (the CLI from the sources, on the test runner's Node) with a temporary config,
+ * Helpers for the Kafka integration tests (real Apache Kafka, tests/helpers/kafka-broker.ts): runs
+ * `ragwatch collector` / `ragwatch scorer` as real child processes (the CLI from the sources, on the test runner's Node) with a temporary config,
  * sends OTLP traffic, scrapes /metrics, and reads topics with a throwaway consumer group.
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
@@ -113,6 +113,8 @@ export function roleConfig(brokers: string[], prefix: string, kafka: Record<stri
         assembly: 'local',
         assemblerCommitIntervalMs: 500,
         connectionTimeoutMs: 500,
+        // Four partitions, as the tests' scorer and assembler counts assume; one replica per broker (capped).
+        createTopics: { partitions: 4 },
         topics: { spans: `${prefix}.spans.v1`, triplets: `${prefix}.triplets.v1`, scores: `${prefix}.scores.v1`, dlq: `${prefix}.triplets.dlq`, labels: `${prefix}.labels.v1`, topicModels: `${prefix}.topics.v1` },
         producer: { lingerMs: 5, maxRetryBackoffMs: 300, ...producer },
         consumer: { sessionTimeoutMs: 6_000, heartbeatIntervalMs: 500, fetchMaxWaitMs: 200, ...consumer },
@@ -171,9 +173,9 @@ export async function readTopic(brokers: string[], topic: string): Promise<Topic
   const messages: KafkaMessage[] = [];
   let consumer: Consumer;
   let stopped: Promise<void> | undefined;
-  // The mock cluster sometimes answers a group join with a protocol error that kafkajs does not
-  // retry; a reader that silently stopped would look like lost messages. Re-read from the start
-  // with a fresh group instead (callers count distinct ids).
+  // A group join can crash the kafkajs consumer (a protocol error it does not retry, first seen on
+  // librdkafka's mock); a reader that silently stopped would look like lost messages. Re-read from
+  // the start with a fresh group instead (callers count distinct ids).
   const start = async (): Promise<void> => {
     consumer = kafka.consumer({ groupId: `reader-${randomUUID()}`, maxWaitTimeInMs: 200, sessionTimeout: 10_000 });
     const current = consumer;
@@ -185,7 +187,17 @@ export async function readTopic(brokers: string[], topic: string): Promise<Topic
     await current.subscribe({ topic, fromBeginning: true });
     await current.run({ eachMessage: async ({ message }) => void messages.push(message) });
   };
-  await start();
+  // Right after a role created the topic, a broker may not know it yet (UNKNOWN_TOPIC_OR_PARTITION): try again.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await start();
+      break;
+    } catch (err) {
+      await consumer!.disconnect().catch(() => undefined);
+      if (attempt >= 60) throw err;
+      await new Promise((r) => setTimeout(r, 500));
+    }
+  }
   return { messages, stop: () => (stopped ??= consumer.disconnect().catch(() => undefined)) };
 }
 

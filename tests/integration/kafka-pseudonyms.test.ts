@@ -15,13 +15,13 @@ import { PolicyRedactor } from '../../src/capture/redaction/policy-redactor.ts';
 import { loadConfig } from '../../src/config/load.ts';
 import type { SampledTriplet, ScoreRecord } from '../../src/triplet.ts';
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/openai-server.ts';
-import { haveKcat, startKafkaMock, type KafkaMock } from '../helpers/kafka-mock.ts';
+import { haveKafka, startKafkaCluster, type KafkaTestCluster } from '../helpers/kafka-broker.ts';
 import { CLOCK_TOWER, openInferenceTrace, postOtlp } from '../helpers/otlp.ts';
 import { waitFor } from '../helpers/process.ts';
 import { oracleResponder } from '../judges/helpers/oracle.ts';
 import { TEST_HMAC_KEY, readTopicOnce, roleConfig, scrape, startRole, type RoleProcess } from './kafka-process.ts';
 
-const enabled = haveKcat('tests/integration/kafka-pseudonyms.test.ts');
+const enabled = haveKafka('tests/integration/kafka-pseudonyms.test.ts');
 const CHATS = 24;
 /** How long a group join or the assembly of the last traces may take on a loaded 2-core machine. */
 const SETTLE_MS = 90_000;
@@ -29,26 +29,26 @@ const SETTLE_MS = 90_000;
 const RAW = /sess-9911|alice-42/;
 
 describe.skipIf(!enabled)('pseudonyms in split mode', () => {
-  let mock: KafkaMock;
+  let broker: KafkaTestCluster;
   let judge: FakeOpenAI;
   const procs: RoleProcess[] = [];
   const dir = mkdtempSync(join(tmpdir(), 'ragwatch-pseudonyms-'));
 
   beforeAll(async () => {
-    mock = await startKafkaMock();
+    broker = await startKafkaCluster();
     // Answers of "Broken" widgets get no valid judgement: they end in the DLQ with their triplet.
     const oracle = oracleResponder();
     judge = await startFakeOpenAI((req) => (JSON.stringify(req.body).includes('Broken widget') ? { content: 'not json at all' } : oracle(req)));
-  });
+  }, 180_000);
   afterAll(async () => {
     for (const p of procs) await p.cleanup();
-    await mock?.stop();
+    await broker?.stop();
     await judge?.close();
     rmSync(dir, { recursive: true, force: true });
   });
 
   it('no raw identifier on any topic or in the store; the tokens of ragwatch start; every chat judged whole or not at all', async () => {
-    const config = roleConfig(mock.brokers, `pseud-${randomUUID().slice(0, 8)}`, { assembly: 'spans_topic' }, judge.baseURL);
+    const config = roleConfig(broker.brokers, `pseud-${randomUUID().slice(0, 8)}`, { assembly: 'spans_topic' }, judge.baseURL);
     config.sampling = { rate: 0.5 };
     config.capture = { traceIdleMs: 500 };
     config.store = { dataDir: join(dir, 'scorer') };
@@ -80,18 +80,18 @@ describe.skipIf(!enabled)('pseudonyms in split mode', () => {
     const sampled = (await scrape(asmA!.apiUrl, 'ragwatch_triplets_sampled_total')) + (await scrape(asmB!.apiUrl, 'ragwatch_triplets_sampled_total'));
     await waitFor(async () => (await scrape(scorer!.apiUrl, 'ragwatch_triplets_scored_total')) + (await scrape(scorer!.apiUrl, 'ragwatch_triplets_failed_total')) >= sampled, 90_000, 250);
     // One label given on the scorer (it travels on the labels topic).
-    const scores = (await readTopicOnce(mock.brokers, topics.scores!)).map((v) => JSON.parse(v) as ScoreRecord);
+    const scores = (await readTopicOnce(broker.brokers, topics.scores!)).map((v) => JSON.parse(v) as ScoreRecord);
     expect(scores.length).toBeGreaterThan(0);
     // An answer of the review queue: the store keeps at most store.maxReviewItemsPerSecond of a burst, so not every scored one.
     let queued: string | undefined;
     await waitFor(async () => (queued = ((await (await fetch(`${scorer!.apiUrl}/api/review?limit=1`)).json()) as { items: Array<{ tripletId: string }> }).items[0]?.tripletId) !== undefined, 20_000, 250);
     const label = await fetch(`${scorer!.apiUrl}/api/labels`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ tripletId: queued, metric: 'groundedness', value: 1 }) });
     expect(label.status).toBe(201);
-    await waitFor(async () => (await readTopicOnce(mock.brokers, topics.labels!)).length > 0, 20_000, 250);
+    await waitFor(async () => (await readTopicOnce(broker.brokers, topics.labels!)).length > 0, 20_000, 250);
 
     // No raw identifier anywhere: every topic, and the scorer's store.
     const all: Record<string, string[]> = {};
-    for (const t of ['spans', 'triplets', 'scores', 'dlq', 'labels']) all[t] = await readTopicOnce(mock.brokers, topics[t]!);
+    for (const t of ['spans', 'triplets', 'scores', 'dlq', 'labels']) all[t] = await readTopicOnce(broker.brokers, topics[t]!);
     expect(all.dlq!.length).toBeGreaterThan(0);
     for (const [t, messages] of Object.entries(all)) expect(messages.filter((m) => RAW.test(m)), t).toEqual([]);
     const storeFiles = readdirSync(join(dir, 'scorer'));

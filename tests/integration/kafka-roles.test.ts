@@ -1,5 +1,5 @@
 /**
- * Collector and scorers as separate processes on the librdkafka mock cluster: 1,000 triplets via
+ * Collector and scorers as separate processes on Apache Kafka (one KRaft node): 1,000 triplets via
  * OTLP → collector → Kafka → two scorers sharing the 4 partitions → scores topic. One scorer is
  * SIGKILLed mid-stream; the other takes over after the rebalance and nothing is lost: every
  * trace has a score record (counted by id on the scores topic; redeliveries are duplicates of
@@ -9,40 +9,40 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ScoreRecord } from '../../src/triplet.ts';
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/openai-server.ts';
-import { haveKcat, startKafkaMock, type KafkaMock } from '../helpers/kafka-mock.ts';
+import { haveKafka, startKafkaCluster, type KafkaTestCluster } from '../helpers/kafka-broker.ts';
 import { oracleResponder } from '../judges/helpers/oracle.ts';
 import { waitFor } from '../helpers/process.ts';
 import { readTopic, roleConfig, scrape, sendTraces, startRole, type RoleProcess, type TopicReader } from './kafka-process.ts';
 
-const enabled = haveKcat('tests/integration/kafka-roles.test.ts');
+const enabled = haveKafka('tests/integration/kafka-roles.test.ts');
 
-describe.skipIf(!enabled)('ragwatch collector + two scorers on the mock cluster', () => {
-  let mock: KafkaMock;
+describe.skipIf(!enabled)('ragwatch collector + two scorers on Apache Kafka', () => {
+  let broker: KafkaTestCluster;
   let judge: FakeOpenAI;
   const procs: RoleProcess[] = [];
   const readers: TopicReader[] = [];
 
   beforeAll(async () => {
-    mock = await startKafkaMock();
+    broker = await startKafkaCluster();
     judge = await startFakeOpenAI(oracleResponder());
-  });
+  }, 180_000);
   afterAll(async () => {
     for (const r of readers) await r.stop();
     for (const p of procs) await p.cleanup();
-    await mock?.stop();
+    await broker?.stop();
     await judge?.close();
   });
 
   it('scores 1,000 triplets exactly once or deduplicated, surviving a scorer killed mid-stream', async () => {
     const prefix = `roles-${randomUUID().slice(0, 8)}`;
-    const config = roleConfig(mock.brokers, prefix, {}, judge.baseURL);
+    const config = roleConfig(broker.brokers, prefix, {}, judge.baseURL);
     const topics = (config.transport as { kafka: { topics: { scores: string; triplets: string } } }).kafka.topics;
     const [collector, scorerA, scorerB] = await Promise.all([startRole('collector', config), startRole('scorer', config), startRole('scorer', config)]);
     procs.push(collector!, scorerA!, scorerB!);
-    const scores = await readTopic(mock.brokers, topics.scores);
+    const scores = await readTopic(broker.brokers, topics.scores);
     readers.push(scores);
     await waitFor(async () => (await fetch(`${scorerA!.apiUrl}/readyz`)).status === 200 && (await fetch(`${scorerB!.apiUrl}/readyz`)).status === 200, 30_000, 200);
-    // The two scorers share the topic's 4 partitions (the mock auto-creates 4) before traffic starts.
+    // The two scorers share the topic's 4 partitions (roleConfig creates 4) before traffic starts.
     await waitFor(async () => {
       const a = await scrape(scorerA!.apiUrl, 'ragwatch_kafka_partitions_assigned');
       const b = await scrape(scorerB!.apiUrl, 'ragwatch_kafka_partitions_assigned');

@@ -1,5 +1,5 @@
 /**
- * Slice alerts in split mode on the librdkafka mock cluster: a collector, three scorer replicas
+ * Slice alerts in split mode on Apache Kafka: a collector, three scorer replicas
  * (embedded judge) and one `ragwatch slices`. A healthy release v1 and a broken canary v2
  * (`service.version` on the resource) are traced; each scorer sees about a third of the answers. The
  * slices role reads every scorer's records from the scores topic, counts all of them, pages the canary
@@ -12,12 +12,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { haveKcat, startKafkaMock, type KafkaMock } from '../helpers/kafka-mock.ts';
+import { haveKafka, startKafkaCluster, type KafkaTestCluster } from '../helpers/kafka-broker.ts';
 import { openInferenceTrace, postOtlp } from '../helpers/otlp.ts';
 import { metricValue, waitFor } from '../helpers/process.ts';
 import { roleConfig, scrape, startRole, type RoleProcess } from './kafka-process.ts';
 
-const enabled = haveKcat('tests/integration/kafka-slices.test.ts');
+const enabled = haveKafka('tests/integration/kafka-slices.test.ts');
 
 /** One OTLP request of `count` traces of `release`; a broken answer adds a year and a maker the source does not have. */
 function traces(release: string, count: number, broken: (i: number) => boolean, tag: string): string {
@@ -36,21 +36,21 @@ function traces(release: string, count: number, broken: (i: number) => boolean, 
 }
 
 describe.skipIf(!enabled)('ragwatch slices over three scorer replicas', () => {
-  let mock: KafkaMock;
+  let broker: KafkaTestCluster;
   const procs: RoleProcess[] = [];
 
   beforeAll(async () => {
-    mock = await startKafkaMock();
-  });
+    broker = await startKafkaCluster();
+  }, 180_000);
   const cleanups: Array<() => void> = [];
   afterAll(async () => {
     for (const p of procs) await p.cleanup();
-    await mock?.stop();
+    await broker?.stop();
     for (const c of cleanups) c();
   });
 
   it('pages the broken canary once, from all records, naming release v2; the gate says worse; no scorer exports either', async () => {
-    const config = roleConfig(mock.brokers, `slices-${randomUUID().slice(0, 8)}`);
+    const config = roleConfig(broker.brokers, `slices-${randomUUID().slice(0, 8)}`);
     config.judge = { kind: 'embedded', embedded: { threads: 1 } };
     // A store of this run's own (the slices pod's counts and history; the default ./data outlives runs).
     const dataDir = mkdtempSync(join(tmpdir(), 'ragwatch-slices-data-'));

@@ -1,11 +1,8 @@
 /**
- * Kafka transport against a real Kafka-protocol broker (librdkafka's mock cluster via kcat):
- * producer batching/headers/bounded buffer, consumer poison handling (DLQ with error headers, the
- * partition keeps flowing), de-duplication and pause/resume on judge back-pressure.
- *
- * Why it takes about 40 s: each case joins a fresh consumer group on the mock cluster (librdkafka 2.0's
- * mock delays a first join by about 3 s and offers no setting for it) and several wait for a pause,
- * a redelivery or a producer thread's restart on real time.
+ * Kafka transport against Apache Kafka (one KRaft node, tests/helpers/kafka-broker.ts): producer
+ * batching/headers/bounded buffer, consumer poison handling (DLQ with error headers, the partition
+ * keeps flowing), de-duplication and pause/resume on judge back-pressure. Several cases wait for a
+ * pause, a redelivery or a producer thread's restart on real time.
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -19,10 +16,10 @@ import { KafkaTripletConsumer } from '../../src/transport/kafka-consumer.ts';
 import { KafkaTripletProducer } from '../../src/transport/kafka-producer.ts';
 import type { HandleContext, HandleResult } from '../../src/transport/types.ts';
 import { SCHEMA_VERSION, type SampledTriplet } from '../../src/triplet.ts';
-import { haveKcat, startKafkaMock, type KafkaMock } from '../helpers/kafka-mock.ts';
+import { haveKafka, startKafkaCluster, type KafkaTestCluster } from '../helpers/kafka-broker.ts';
 import { waitFor } from '../helpers/process.ts';
 
-const enabled = haveKcat('tests/transport/kafka.integration.test.ts');
+const enabled = haveKafka('tests/transport/kafka.integration.test.ts');
 
 function triplet(i: number, traceId = randomUUID().replaceAll('-', '')): SampledTriplet {
   return {
@@ -52,7 +49,8 @@ async function readTopic(brokers: string[], topic: string, count: number, timeou
   const got: KafkaMessage[] = [];
   await consumer.connect();
   try {
-    await consumer.subscribe({ topic, fromBeginning: true });
+    // The topic may not exist yet (the consumer under test creates it on its first send): retry.
+    await waitFor(() => consumer.subscribe({ topic, fromBeginning: true }).then(() => true, () => false), timeoutMs, 250);
     await consumer.run({ eachMessage: async ({ message }) => void got.push(message) });
     await waitFor(() => got.length >= count, timeoutMs);
     return got;
@@ -73,21 +71,21 @@ function sectionFor(brokers: string[], topicPrefix: string, overrides: Partial<K
   };
 }
 
-describe.skipIf(!enabled)('kafka transport on the librdkafka mock cluster', () => {
-  let mock: KafkaMock;
+describe.skipIf(!enabled)('kafka transport on Apache Kafka', () => {
+  let broker: KafkaTestCluster;
   const cleanups: Array<() => Promise<void>> = [];
 
   beforeAll(async () => {
-    mock = await startKafkaMock();
-  });
+    broker = await startKafkaCluster();
+  }, 180_000);
   afterAll(async () => {
     for (const c of cleanups.reverse()) await c().catch(() => undefined);
-    await mock?.stop();
+    await broker?.stop();
   });
 
   it('produces batched triplets with key, schema-version header and counts them as produced', async () => {
     const instruments = createInstruments({ processMetrics: false });
-    const section = sectionFor(mock.brokers, `p-${randomUUID().slice(0, 8)}`);
+    const section = sectionFor(broker.brokers, `p-${randomUUID().slice(0, 8)}`);
     const producer = new KafkaTripletProducer({ section, instruments });
     cleanups.push(() => producer.shutdown(1000));
     const sent = Array.from({ length: 120 }, (_, i) => triplet(i));
@@ -98,7 +96,7 @@ describe.skipIf(!enabled)('kafka transport on the librdkafka mock cluster', () =
     await producer.forceFlush();
     expect((await instruments.produced.get()).values[0]?.value).toBe(120);
     expect((await instruments.inFlight.get()).values[0]?.value).toBe(0);
-    const got = await readTopic(mock.brokers, section.topics.triplets, 120);
+    const got = await readTopic(broker.brokers, section.topics.triplets, 120);
     expect(new Set(got.map((m) => JSON.parse(String(m.value)).id))).toEqual(new Set(sent.map((t) => t.id)));
     const first = got[0]!;
     expect(headerOf(first.headers, 'schema-version')).toBe(SCHEMA_VERSION);
@@ -134,7 +132,7 @@ describe.skipIf(!enabled)('kafka transport on the librdkafka mock cluster', () =
 
   it('runs kafkajs on its own thread: a crashed thread’s messages are counted, and sending resumes on a new one', async () => {
     const instruments = createInstruments({ processMetrics: false });
-    const section = sectionFor(mock.brokers, `thread-${randomUUID().slice(0, 8)}`);
+    const section = sectionFor(broker.brokers, `thread-${randomUUID().slice(0, 8)}`);
     const producer = new KafkaTripletProducer({ section, instruments });
     cleanups.push(() => producer.shutdown(1000));
     const sendAll = (ts: SampledTriplet[]) => ts.forEach((t) => (instruments.inFlight.inc(), producer.send(t)));
@@ -156,13 +154,13 @@ describe.skipIf(!enabled)('kafka transport on the librdkafka mock cluster', () =
     expect(producer.thread).not.toBe(thread);
     expect((await instruments.produced.get()).values[0]?.value).toBe(20);
     expect((await instruments.inFlight.get()).values[0]?.value).toBe(0);
-    const got = await readTopic(mock.brokers, section.topics.triplets, 20);
+    const got = await readTopic(broker.brokers, section.topics.triplets, 20);
     expect(new Set(got.map((m) => JSON.parse(String(m.value)).id))).toEqual(new Set([...first, ...after].map((t) => t.id)));
   });
 
   it('drops only the triplet that is too large or cannot be serialized, counted by reason', async () => {
     const instruments = createInstruments({ processMetrics: false });
-    const base = sectionFor(mock.brokers, `bad-${randomUUID().slice(0, 8)}`);
+    const base = sectionFor(broker.brokers, `bad-${randomUUID().slice(0, 8)}`);
     const section = { ...base, producer: { ...base.producer, maxMessageBytes: 4_096 } };
     const producer = new KafkaTripletProducer({ section, instruments });
     cleanups.push(() => producer.shutdown(1000));
@@ -179,7 +177,7 @@ describe.skipIf(!enabled)('kafka transport on the librdkafka mock cluster', () =
     expect(dropped.find((v) => v.labels.reason === 'unserializable')?.value).toBe(1);
     expect((await instruments.produced.get()).values[0]?.value).toBe(6);
     expect((await instruments.inFlight.get()).values[0]?.value).toBe(0);
-    const got = await readTopic(mock.brokers, section.topics.triplets, 6);
+    const got = await readTopic(broker.brokers, section.topics.triplets, 6);
     expect(new Set(got.map((m) => JSON.parse(String(m.value)).id))).toEqual(new Set(good.map((t) => t.id)));
   });
 
@@ -211,8 +209,11 @@ describe.skipIf(!enabled)('kafka transport on the librdkafka mock cluster', () =
     it('sends poison messages to the DLQ with error/stage headers and keeps the partition flowing', async () => {
       const instruments = createInstruments({ processMetrics: false });
       const prefix = `poison-${randomUUID().slice(0, 8)}`;
-      const section = sectionFor(mock.brokers, prefix);
-      const raw = new Kafka({ brokers: mock.brokers, logLevel: logLevel.NOTHING }).producer();
+      const section = sectionFor(broker.brokers, prefix);
+      // The 2 MB poison needs a topic that takes it (a broker's default refuses records over 1 MB): the
+      // consumer's own limit (consumer.maxMessageBytes) is what is tested.
+      await broker.createTopic(section.topics.triplets, 4, { 'max.message.bytes': String(4 * 1024 * 1024) });
+      const raw = new Kafka({ brokers: broker.brokers, logLevel: logLevel.NOTHING }).producer();
       await raw.connect();
       cleanups.push(() => raw.disconnect());
       const key = 'same-key-same-partition';
@@ -233,7 +234,7 @@ describe.skipIf(!enabled)('kafka transport on the librdkafka mock cluster', () =
         instruments.inFlight.dec();
         return { status: 'scored' };
       });
-      const dlq = await readTopic(mock.brokers, section.topics.dlq, 4);
+      const dlq = await readTopic(broker.brokers, section.topics.dlq, 4);
       await waitFor(() => handled.length >= 2, 10_000);
       expect(handled).toEqual(['question 1', 'question 2']);
       const byReason = new Map(dlq.map((m) => [headerOf(m.headers, 'reason'), m]));
@@ -257,7 +258,7 @@ describe.skipIf(!enabled)('kafka transport on the librdkafka mock cluster', () =
 
     it('de-duplicates a redelivered triplet id and publishes each score once', async () => {
       const instruments = createInstruments({ processMetrics: false });
-      const section = sectionFor(mock.brokers, `dedupe-${randomUUID().slice(0, 8)}`);
+      const section = sectionFor(broker.brokers, `dedupe-${randomUUID().slice(0, 8)}`);
       const producer = new KafkaTripletProducer({ section, instruments });
       cleanups.push(() => producer.shutdown(500));
       const t = triplet(7);
@@ -276,7 +277,7 @@ describe.skipIf(!enabled)('kafka transport on the librdkafka mock cluster', () =
           record: { tripletId: x.id, traceId: x.traceId, service: x.service, stratum: 'all', weight: 1, timestamp: x.timestamp, judge: { kind: 'embedded' }, scores: {}, skipped: {}, details: { claims: [], subQuestions: [], sources: [], redundantSentences: [] }, diagnosis: [], usage: { calls: 0, inputTokens: 0, outputTokens: 0, durationMs: 0 } },
         };
       });
-      const scores = await readTopic(mock.brokers, section.topics.scores, 2);
+      const scores = await readTopic(broker.brokers, section.topics.scores, 2);
       await waitFor(async () => (await instruments.deduplicated.get()).values[0]?.value === 1, 10_000);
       expect(calls.sort()).toEqual([t.id, t8.id].sort());
       expect(scores.map((m) => JSON.parse(String(m.value)).tripletId).sort()).toEqual(calls.sort());
@@ -284,7 +285,7 @@ describe.skipIf(!enabled)('kafka transport on the librdkafka mock cluster', () =
 
     it('publishes the companion judge record next to the score and next to a DLQ entry', async () => {
       const instruments = createInstruments({ processMetrics: false });
-      const section = sectionFor(mock.brokers, `companion-${randomUUID().slice(0, 8)}`);
+      const section = sectionFor(broker.brokers, `companion-${randomUUID().slice(0, 8)}`);
       const producer = new KafkaTripletProducer({ section, instruments });
       cleanups.push(() => producer.shutdown(500));
       const [ok, bad] = [triplet(11), triplet(12)];
@@ -299,8 +300,8 @@ describe.skipIf(!enabled)('kafka transport on the librdkafka mock cluster', () =
         if (x.id === ok.id) return { status: 'scored', record: recordOf(x, 'llm'), companion: recordOf(x, 'embedded') };
         return { status: 'failed', reason: 'RAGWATCH_JUDGE_CIRCUIT_OPEN', attempts: 1, companion: recordOf(x, 'embedded') };
       });
-      const scores = await readTopic(mock.brokers, section.topics.scores, 3);
-      const dlq = await readTopic(mock.brokers, section.topics.dlq, 1);
+      const scores = await readTopic(broker.brokers, section.topics.scores, 3);
+      const dlq = await readTopic(broker.brokers, section.topics.dlq, 1);
       const published = scores.map((m) => { const r = JSON.parse(String(m.value)) as { tripletId: string; judge: { kind: string } }; return `${r.tripletId}/${r.judge.kind}`; });
       expect(published.sort()).toEqual([`${ok.id}/llm`, `${ok.id}/embedded`, `${bad.id}/embedded`].sort());
       expect(headerOf(dlq[0]!.headers, 'reason')).toBe('RAGWATCH_JUDGE_CIRCUIT_OPEN');
@@ -308,7 +309,7 @@ describe.skipIf(!enabled)('kafka transport on the librdkafka mock cluster', () =
 
     it('pauses the partition for retryAfterMs on judge back-pressure, then redelivers with attempt 2', async () => {
       const instruments = createInstruments({ processMetrics: false });
-      const section = sectionFor(mock.brokers, `pause-${randomUUID().slice(0, 8)}`);
+      const section = sectionFor(broker.brokers, `pause-${randomUUID().slice(0, 8)}`);
       const producer = new KafkaTripletProducer({ section, instruments });
       cleanups.push(() => producer.shutdown(500));
       instruments.inFlight.inc();

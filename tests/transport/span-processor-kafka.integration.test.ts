@@ -10,30 +10,30 @@ import { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider } from '@open
 import type { LazyPipeline } from '../../src/roles/lazy-pipeline.ts';
 import { RagwatchSpanProcessor } from '../../src/roles/span-processor.ts';
 import { sampledTripletSchema, SCHEMA_VERSION } from '../../src/triplet.ts';
-import { haveKcat, startKafkaMock, type KafkaMock } from '../helpers/kafka-mock.ts';
+import { haveKafka, startKafkaCluster, type KafkaTestCluster } from '../helpers/kafka-broker.ts';
 import { readTopic, type TopicReader } from '../integration/kafka-process.ts';
 import { waitFor } from '../helpers/process.ts';
 
-const enabled = haveKcat('tests/transport/span-processor-kafka.integration.test.ts');
+const enabled = haveKafka('tests/transport/span-processor-kafka.integration.test.ts');
 
 describe.skipIf(!enabled)('RagwatchSpanProcessor producing to Kafka', () => {
-  let mock: KafkaMock;
+  let broker: KafkaTestCluster;
   let reader: TopicReader | undefined;
   let processor: RagwatchSpanProcessor | undefined;
 
   beforeAll(async () => {
-    mock = await startKafkaMock();
-  });
+    broker = await startKafkaCluster();
+  }, 180_000);
   afterAll(async () => {
     await processor?.shutdown();
     await reader?.stop();
-    await mock?.stop();
+    await broker?.stop();
   });
 
   it('sends the sampled triplets of the host spans to the triplets topic', async () => {
     const topic = `plugin-${randomUUID().slice(0, 8)}.triplets.v1`;
     processor = new RagwatchSpanProcessor({
-      config: { capture: { traceIdleMs: 100 }, metrics: { processMetrics: false }, transport: { kind: 'kafka', kafka: { brokers: mock.brokers, topics: { triplets: topic } } } },
+      config: { capture: { traceIdleMs: 100 }, metrics: { processMetrics: false }, transport: { kind: 'kafka', kafka: { brokers: broker.brokers, topics: { triplets: topic } } } },
       scheduledDelayMillis: 50,
     });
     // The full pipeline loads on first use (only a forwarding plugin skips it): a collector, judging nothing here.
@@ -65,7 +65,7 @@ describe.skipIf(!enabled)('RagwatchSpanProcessor producing to Kafka', () => {
       traceIds.push(root.spanContext().traceId);
     }
     await processor.forceFlush();
-    reader = await readTopic(mock.brokers, topic);
+    reader = await readTopic(broker.brokers, topic);
     await waitFor(() => reader!.messages.length >= 5, 20_000, 100);
     const triplets = reader.messages.map((m) => sampledTripletSchema.parse(JSON.parse(String(m.value))));
     expect(triplets.map((t) => t.traceId).sort()).toEqual([...traceIds].sort());
