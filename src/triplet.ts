@@ -125,7 +125,11 @@ export const tripletSchema = z.object({
   redactions: z.record(z.string(), z.number().int().nonnegative()).optional(),
   /** Redaction policy applied at capture (`<version>+<policy hash>`, or `off`), for audits. */
   redactionPolicy: z.string().optional(),
-  /** Free-form span attributes kept for sampling rules (bounded by the mapper). */
+  /**
+   * The attributes the sampling configuration reads (rules, strata, feedback), copied at capture from the
+   * generation span, its ancestors, the root span or the resource: at most 64, scalars, strings of at most
+   * 256 characters, identifiers as their pseudonyms, text redacted.
+   */
   attributes: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).optional(),
   /** `probe`: asked by ragwatch's own ground-truth probes (trace id marked); absent for production traffic. */
   origin: z.literal('probe').optional(),

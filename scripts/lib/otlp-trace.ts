@@ -43,6 +43,8 @@ export interface RagRequest {
   rootAttributes?: Record<string, string | number | boolean>;
   /** Extra attributes of the LLM span, e.g. `gen_ai.response.id`. */
   llmAttributes?: Record<string, string | number | boolean>;
+  /** Extra attributes of the resource, e.g. a tenant id. */
+  resourceAttributes?: Record<string, string | number | boolean>;
   /** Events of the root span (name, attributes), e.g. a feedback event. */
   rootEvents?: Array<{ name: string; attributes: Record<string, string | number | boolean> }>;
 }
@@ -85,7 +87,7 @@ export function openInferenceTrace(req: RagRequest): { body: Record<string, unkn
   const body = {
     resourceSpans: [
       {
-        resource: { attributes: attrs({ 'service.name': req.service ?? 'rag-demo', ...(req.release ? { 'service.version': req.release } : {}) }) },
+        resource: { attributes: attrs({ 'service.name': req.service ?? 'rag-demo', ...(req.release ? { 'service.version': req.release } : {}), ...req.resourceAttributes }) },
         scopeSpans: [
           {
             scope: { name: 'openinference-test' },

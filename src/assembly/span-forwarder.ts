@@ -27,6 +27,8 @@ export interface SpanForwarderOptions {
   maxTextChars: number;
   /** Attributes that may hold a conversation id, in priority order (`capture.conversation.attributes`, then the conventions'). */
   conversationKeys: readonly string[];
+  /** Resource attributes sent beside the service identity: those sampling reads (`samplingAttributeKeys`), pseudonymised and redacted like span attributes. Default none. */
+  resourceKeys?: readonly string[];
   logger?: Logger;
 }
 
@@ -44,6 +46,16 @@ function byTrace<T extends { traceId: string }>(items: readonly T[]): Map<string
   return out;
 }
 
+/**
+ * A span with its identifiers pseudonymised as it leaves a collector: its attributes (HMAC attributes,
+ * conversation ids) and, when resource attributes beyond the service identity travel, its resource.
+ */
+export function pseudonymousSpan(span: CapturedSpan, redactor: TripletRedactor, conversationKeys: readonly string[], resourceKeys: readonly string[]): CapturedSpan {
+  const out: CapturedSpan = { ...span, attributes: redactor.pseudonymiseAttributes(span.attributes, conversationKeys) as CapturedSpan['attributes'] };
+  if (resourceKeys.length > 0) out.resource = redactor.pseudonymiseAttributes(span.resource, []) as CapturedSpan['resource'];
+  return out;
+}
+
 /** Produces span and log records to the spans topic. */
 export class SpanForwarder implements SpanIngest {
   readonly #producer: KafkaTripletProducer;
@@ -51,6 +63,7 @@ export class SpanForwarder implements SpanIngest {
   readonly #redactor: TripletRedactor;
   readonly #conversationKeys: readonly string[];
   readonly #maxTextChars: number;
+  readonly #resourceKeys: readonly string[];
   /** Items (spans + logs) per message handed to the producer and not yet settled, oldest first (bounded by its buffer). */
   #items: number[] = [];
   #itemsHead = 0;
@@ -63,6 +76,7 @@ export class SpanForwarder implements SpanIngest {
     this.#redactor = options.redactor;
     this.#maxTextChars = options.maxTextChars;
     this.#conversationKeys = options.conversationKeys;
+    this.#resourceKeys = options.resourceKeys ?? [];
     this.#producer = new KafkaTripletProducer({
       section: options.section,
       instruments,
@@ -80,8 +94,8 @@ export class SpanForwarder implements SpanIngest {
   /** Redacts, compacts and sends spans: one message per trace of the call. Never throws. */
   addSpans(spans: readonly CapturedSpan[]): void {
     const keys = this.#conversationKeys;
-    const pseudonymous = (s: CapturedSpan): CapturedSpan => ({ ...s, attributes: this.#redactor.pseudonymiseAttributes(s.attributes, keys) as CapturedSpan['attributes'] });
-    for (const [traceId, group] of byTrace(spans)) this.#send(traceId, group.length, (f): TraceBatch => ({ traceId, spans: group.map((s) => toSpanRecord(pseudonymous(s), f)), logs: [] }));
+    const extra = this.#resourceKeys;
+    for (const [traceId, group] of byTrace(spans)) this.#send(traceId, group.length, (f): TraceBatch => ({ traceId, spans: group.map((s) => toSpanRecord(pseudonymousSpan(s, this.#redactor, keys, extra), f, extra)), logs: [] }));
   }
 
   /** Sends log records that carry a trace id (one message per trace); the others cannot be joined and are counted. Never throws. */

@@ -16,7 +16,7 @@ export const SPAN_RECORD_VERSION = '2';
 
 /** Attribute namespaces no mapper, sampler or assembler reads: dropped before producing. */
 const DROPPED_PREFIXES = ['http.request.header.', 'http.response.header.', 'process.', 'host.', 'os.', 'k8s.', 'container.', 'cloud.', 'net.', 'network.', 'telemetry.', 'thread.', 'code.', 'exception.stacktrace', 'user_agent.', 'client.', 'server.', 'url.full', 'url.query'];
-/** Resource attributes kept (service identity: the `service` label and sampling rules). */
+/** Resource attributes always kept (service identity: the `service` label); those sampling reads are added by the forwarder. */
 const RESOURCE_KEYS = ['service.name', 'service.version', 'service.namespace', 'deployment.environment', 'deployment.environment.name'];
 
 const attrValue: z.ZodType<AttrValue> = z.lazy(() => z.union([z.string(), z.number(), z.boolean(), z.null(), z.array(attrValue), z.record(z.string(), attrValue)]));
@@ -102,12 +102,19 @@ function compactAttributes(attrs: Attributes, f: StringMap): Record<string, Attr
   return out;
 }
 
-/** The record of a captured span; `f` redacts and clips every string. */
-export function toSpanRecord(span: CapturedSpan, f: StringMap): SpanRecord {
+/**
+ * The record of a captured span; `f` redacts and clips every string. `resourceKeys`: resource
+ * attributes kept beside the service identity (those sampling reads), their strings through `f`.
+ */
+export function toSpanRecord(span: CapturedSpan, f: StringMap, resourceKeys: readonly string[] = []): SpanRecord {
   const resource: Record<string, AttrValue> = {};
   for (const k of RESOURCE_KEYS) {
     const v = span.resource[k];
     if (v !== undefined) resource[k] = v;
+  }
+  for (const k of resourceKeys) {
+    const v = Object.hasOwn(span.resource, k) ? span.resource[k] : undefined;
+    if (v !== undefined && !(k in resource)) resource[k] = mapValue(v, f)!;
   }
   const record: SpanRecord = {
     spanId: span.spanId,

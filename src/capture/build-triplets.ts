@@ -15,6 +15,7 @@ import { textFromValue } from './mappers/openinference.ts';
 import type { CapturedLog, CapturedSpan, ConventionMapper, GenerationFields, GenerationOutcome, MissingField, OutcomeExplanation, RetrievalFields, SpanRole } from './types.ts';
 import type { Conversation, Source, Triplet } from '../triplet.ts';
 import { conversationIdOf, conversationOf, isCondensed } from './conversation.ts';
+import { tripletAttributes } from './triplet-attributes.ts';
 
 /** Options of {@link buildTriplets}. */
 export interface BuildOptions {
@@ -29,6 +30,8 @@ export interface BuildOptions {
   onIgnored?: (span: CapturedSpan, operation: NonGenerationOperation) => void;
   /** `capture.conversation`: id attributes read first, and the history bounds. Default: the conventions' attributes, 20 messages of 2000 characters. */
   conversation?: { attributes: readonly string[]; maxTurns: number; maxChars: number };
+  /** Attributes copied onto each triplet for sampling (`config/sampling-attributes.ts`). Default none. */
+  attributeKeys?: readonly string[];
 }
 
 const DEFAULT_CONVERSATION = { attributes: [], maxTurns: 20, maxChars: 2_000 };
@@ -364,6 +367,8 @@ export function buildTriplets(spans: readonly CapturedSpan[], options: BuildOpti
     const responseId = str(span.attributes, 'gen_ai.response.id') ?? str(span.attributes, 'ai.response.id');
     if (responseId !== undefined && responseId !== '' && responseId.length <= 256) triplet.responseId = responseId;
     if (isProbeTraceId(span.traceId)) triplet.origin = 'probe';
+    const attributes = options.attributeKeys ? tripletAttributes(span, options.attributeKeys, byId, (traceId) => spans.find((s) => s.traceId === traceId && !s.parentSpanId)) : undefined;
+    if (attributes) triplet.attributes = attributes;
     const conversation = conversationFor(span, spans, byId, gen, query!, options, explain);
     if (conversation) triplet.conversation = conversation;
     if (gen.inputMessagesIgnored !== undefined) explain.historyNote = `${explain.historyNote ? `${explain.historyNote}; ` : ''}input messages ignored: ${gen.inputMessagesIgnored}`;

@@ -33,6 +33,12 @@ export interface CaptureOptions {
   textRedacted?: boolean;
   /** Sweep period, milliseconds. Default: a quarter of `traceIdleMs`, at least 50. */
   sweepIntervalMs?: number;
+  /**
+   * Attributes copied onto every triplet (`Triplet.attributes`) for sampling rules and strata:
+   * `samplingAttributeKeys(config)`. They must be allowed by the redaction policy (`redactionForPipeline`)
+   * or redaction drops them. Default none.
+   */
+  attributeKeys?: readonly string[];
 }
 
 export class Capture {
@@ -68,6 +74,7 @@ export class Capture {
       defaultService: c.defaultService,
       maxTextChars: c.maxTextChars,
       conversation: c.conversation,
+      ...(options.attributeKeys && options.attributeKeys.length > 0 ? { attributeKeys: options.attributeKeys } : {}),
       onIgnored: (span, operation) => {
         this.#instruments.ignoredSpans.inc({ reason: 'not_generation', operation });
         options.onIgnored?.(span, operation);
@@ -91,6 +98,14 @@ export class Capture {
   get fullness(): number {
     const max = this.#maxBufferedSpans;
     return max ? this.#assembler.bufferedItems / max : 0;
+  }
+
+  /**
+   * The value attribute `key` holding `value` has on this capture's triplets (its pseudonym for an
+   * `hmacAttributes` identifier): how a sampler compares the values it is configured with. Never throws.
+   */
+  pseudonymOf(key: string, value: string | number | boolean): string | number | boolean {
+    return this.#redactor.pseudonymOf(key, value);
   }
 
   /** Buffers spans for assembly. Never throws. */

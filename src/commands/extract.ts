@@ -9,8 +9,10 @@ import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { Capture } from '../capture/capture.ts';
 import { decodeLogs, decodeTraces, type OtlpMediaType } from '../capture/otlp/decode.ts';
+import { redactionForPipeline } from '../capture/redaction/redact-outcome.ts';
 import type { GenerationOutcome } from '../capture/types.ts';
 import { loadConfig } from '../config/load.ts';
+import { samplingAttributeKeys } from '../config/sampling-attributes.ts';
 import { ConfigError } from '../errors.ts';
 import { createInstruments } from '../telemetry/instruments.ts';
 import type { Command } from './types.ts';
@@ -60,7 +62,9 @@ export const extractCommand: Command = {
     const capture = new Capture({
       // Files are complete: assemble only at the end, never by idle time.
       config: { ...config.capture, traceIdleMs: 2 ** 31 - 1, traceMaxAgeMs: 2 ** 31 - 1 },
-      redaction: config.redaction,
+      // As the pipeline redacts, with the attributes sampling reads (so a rule can be checked here).
+      redaction: redactionForPipeline(config),
+      attributeKeys: samplingAttributeKeys(config),
       instruments: createInstruments({ processMetrics: false }),
       onTriplet: () => undefined,
       onOutcome: (o) => outcomes.push(o),

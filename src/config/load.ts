@@ -188,6 +188,12 @@ function originOf(path: readonly string[], origins: Origins): string | undefined
   return path.length === 0 ? origins.get('') : undefined;
 }
 
+/** Keys that were replaced, with what replaces them (named instead of "unknown key"). */
+const REPLACED_KEYS: Readonly<Record<string, string>> = {
+  'sampling.feedback':
+    'replaced by the feedback section: negativeFeedback rules read feedback.spans.thumbsAttributes and ratingAttributes against feedback.negativeValues and feedback.badRatingAtMost (docs/sampling.md)',
+};
+
 function describeIssue(issue: z.core.$ZodIssue, origins: Origins): { key: string; line: string } {
   const path = issue.path.map(String);
   const keys = issue.code === 'unrecognized_keys' ? issue.keys.map((k) => [...path, k].join('.')) : [path.join('.')];
@@ -195,7 +201,7 @@ function describeIssue(issue: z.core.$ZodIssue, origins: Origins): { key: string
   const origin = originOf(path, origins);
   const where = origin ? ` (from ${origin})` : '';
   let what = issue.message;
-  if (issue.code === 'unrecognized_keys') what = 'unknown key; see config/ragwatch.yaml for the allowed keys';
+  if (issue.code === 'unrecognized_keys') what = keys.map((k) => REPLACED_KEYS[k]).find((r) => r !== undefined) ?? 'unknown key; see config/ragwatch.yaml for the allowed keys';
   return { key, line: `config key "${key}"${where}: ${what}` };
 }
 

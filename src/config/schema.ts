@@ -25,6 +25,7 @@ import { ingestSection } from './sections/ingest.ts';
 import { historySection } from './sections/history.ts';
 import { evaluationExportSection } from './sections/evaluation-export.ts';
 import { feedbackSection } from './sections/feedback.ts';
+import { MAX_SAMPLING_ATTRIBUTES, samplingAttributeKeys } from './sampling-attributes.ts';
 
 export const configSchema = z
   .object({
@@ -57,6 +58,12 @@ export const configSchema = z
       const i = evaluators.get(name);
       const message = i !== undefined ? `"${name}" is an evaluator: set its alert settings in evaluators.${i}.alerts` : `unknown metric "${name}"; the built-in metrics are ${BUILTIN_REGISTRY.names().join(', ')}`;
       ctx.addIssue({ code: 'custom', path: ['alerts', 'metrics', name], message });
+    }
+    // Capture copies every attribute sampling reads onto every triplet: a bounded set.
+    const read = samplingAttributeKeys(c).length;
+    if (read > MAX_SAMPLING_ATTRIBUTES) {
+      const message = `sampling reads ${read} attributes (the rules' attributes, strata.attribute and, with a negativeFeedback rule, feedback.spans.ratingAttributes and thumbsAttributes); at most ${MAX_SAMPLING_ATTRIBUTES}`;
+      ctx.addIssue({ code: 'custom', path: ['sampling', 'rules'], message });
     }
   });
 

@@ -10,13 +10,13 @@ import { redactionForPipeline } from '../capture/redaction/redact-outcome.ts';
 import type { CapturedLog, CapturedSpan, SpanSource } from '../capture/types.ts';
 import type { RagwatchConfig } from '../config/schema.ts';
 import { ConfigError } from '../errors.ts';
-import { createSampler } from '../sampling/create.ts';
 import type { Sampler } from '../sampling/types.ts';
 import { withTracingSuppressed } from '../suppress-tracing.ts';
 import { createInstruments, instrumentsOptionsFromConfig, type Instruments } from '../telemetry/instruments.ts';
 import { HttpTripletProducer } from '../transport/http-producer.ts';
 import type { PluginSink } from './plugin-sink.ts';
-import { sampleInto } from './sample-stage.ts';
+import { sampleInto, samplerFor } from './sample-stage.ts';
+import { samplingAttributeKeys } from '../config/sampling-attributes.ts';
 
 export class ForwardingPipeline implements PluginSink {
   readonly config: RagwatchConfig;
@@ -31,7 +31,6 @@ export class ForwardingPipeline implements PluginSink {
     if (http.endpoint === undefined) throw new ConfigError('config key "transport.http.endpoint" (env RAGWATCH_ENDPOINT): forwarding needs the URL of a ragwatch ingest port', ['transport.http.endpoint']);
     this.config = config;
     this.instruments = instruments ?? createInstruments(instrumentsOptionsFromConfig(config));
-    this.sampler = createSampler(config.sampling);
     this.producer = new HttpTripletProducer({
       endpoint: http.endpoint,
       bearerToken: http.bearerToken,
@@ -44,7 +43,8 @@ export class ForwardingPipeline implements PluginSink {
       untraced: withTracingSuppressed,
       warn: (message) => diag.warn(message),
     });
-    this.capture = new Capture({ config: config.capture, redaction: redactionForPipeline(config), instruments: this.instruments, onTriplet: (t) => sampleInto(t, this.sampler, this.producer, this.instruments) });
+    this.capture = new Capture({ config: config.capture, redaction: redactionForPipeline(config), attributeKeys: samplingAttributeKeys(config), instruments: this.instruments, onTriplet: (t) => sampleInto(t, this.sampler, this.producer, this.instruments) });
+    this.sampler = samplerFor(config, this.capture);
   }
 
   ingestSpans(spans: readonly CapturedSpan[], source: SpanSource): void {

@@ -20,11 +20,11 @@ import { createInstruments, type Instruments } from '../telemetry/instruments.ts
 import { instrumentsOptionsFromConfig } from '../telemetry/instruments.ts';
 import { silentLogger, type Logger } from '../log.ts';
 import { ScoringBudget } from '../sampling/budget.ts';
-import { createSampler } from '../sampling/create.ts';
 import { piiCheckOf } from '../judges/pii.ts';
 import type { Sampler } from '../sampling/types.ts';
 import { RecordSinks, type RecordSink } from '../scorer/record-sinks.ts';
-import { sampleInto } from './sample-stage.ts';
+import { sampleInto, samplerFor } from './sample-stage.ts';
+import { samplingAttributeKeys } from '../config/sampling-attributes.ts';
 import { Scorer } from '../scorer/scorer.ts';
 import { BufferedKafkaProducer } from '../transport/kafka-buffered-producer.ts';
 import { createKafka, producerSettingsOf } from '../transport/kafka-client.ts';
@@ -111,7 +111,6 @@ export class Pipeline {
     const { config } = options;
     this.config = config;
     this.instruments = options.instruments ?? createInstruments(instrumentsOptionsFromConfig(config));
-    this.sampler = options.sampler ?? createSampler(config.sampling, options.topicOf ? { topicOf: options.topicOf } : {});
     this.judge = options.judge ?? createJudge(config, { instruments: this.instruments });
     this.companion = options.companion ?? createCompanionJudge(config);
     const kafkaKind = config.transport.kind === 'kafka';
@@ -145,7 +144,7 @@ export class Pipeline {
     } else {
       const section = config.transport.kafka;
       if (options.forwardSpans && this.role === 'collector') {
-        this.forwarder = new SpanForwarder({ section, instruments: this.instruments, redactor: createRedactor(redactionForPipeline(config)), maxTextChars: config.capture.maxTextChars, conversationKeys: [...config.capture.conversation.attributes, ...CONVERSATION_ATTRIBUTES], logger });
+        this.forwarder = new SpanForwarder({ section, instruments: this.instruments, redactor: createRedactor(redactionForPipeline(config)), maxTextChars: config.capture.maxTextChars, conversationKeys: [...config.capture.conversation.attributes, ...CONVERSATION_ATTRIBUTES], resourceKeys: samplingAttributeKeys(config), logger });
       } else if (this.role !== 'scorer') this.producer = this.#kafkaTriplets = new KafkaTripletProducer({ section, instruments: this.instruments, logger });
       if (this.role !== 'collector') {
         const kafka = createKafka(section, logger);
@@ -158,10 +157,13 @@ export class Pipeline {
       config: config.capture,
       redaction: redactionForPipeline(config),
       textRedacted: options.spansRedacted ?? false,
+      attributeKeys: samplingAttributeKeys(config),
       instruments: this.instruments,
       onTriplet: (t) => this.#sample(t),
       ...(options.onOutcome ? { onOutcome: options.onOutcome } : {}),
     });
+    // After capture: configured attribute values are compared as capture's triplets carry them (pseudonyms).
+    this.sampler = options.sampler ?? samplerFor(config, this.capture, options.topicOf ? { topicOf: options.topicOf } : {});
     this.#ingest = this.forwarder ?? this.capture;
   }
 

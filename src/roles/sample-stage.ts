@@ -5,11 +5,24 @@
  * settles it (delivered or dropped).
  * @module
  */
+import type { Capture } from '../capture/capture.ts';
+import type { RagwatchConfig } from '../config/schema.ts';
 import { MAX_TURNS_RULE } from '../sampling/conversation-bound.ts';
+import { createSampler, type SamplerContext } from '../sampling/create.ts';
+import { feedbackSignalOf } from '../sampling/feedback-signal.ts';
 import type { Sampler } from '../sampling/types.ts';
 import type { Instruments } from '../telemetry/instruments.ts';
 import type { TripletProducer } from '../transport/types.ts';
 import type { Triplet } from '../triplet.ts';
+
+/**
+ * The configured sampler of a process, reading triplets of `capture`: `negativeFeedback` rules read
+ * feedback as the `feedback` section does, and configured attribute values are compared as capture
+ * carries them (an identifier by its pseudonym under capture's key).
+ */
+export function samplerFor(config: RagwatchConfig, capture: Pick<Capture, 'pseudonymOf'>, context: Pick<SamplerContext, 'topicOf'> = {}): Sampler {
+  return createSampler(config.sampling, { ...context, feedback: feedbackSignalOf(config.feedback), carriedValue: (key, value) => capture.pseudonymOf(key, value) });
+}
 
 /** Samples one captured triplet into `producer` (none: counted as not sampled). Never throws. */
 export function sampleInto(triplet: Triplet, sampler: Sampler, producer: TripletProducer | undefined, instruments: Instruments): void {

@@ -6,6 +6,7 @@ import { RulesSampler } from './rules.ts';
 import { StratifiedSampler } from './stratified.ts';
 import type { Sampler } from './types.ts';
 import { boundTurnsPerConversation } from './conversation-bound.ts';
+import type { FeedbackSignalOptions } from './feedback-signal.ts';
 import type { RagwatchConfig } from '../config/schema.ts';
 
 /** Every probe triplet is judged (weight 1, its own stratum): probes are few, and each one is evidence. */
@@ -15,6 +16,10 @@ const PROBE_DECISION = { sampled: true, sampling: { weight: 1, stratum: 'probe',
 export interface SamplerContext {
   /** `strata.by: topic`: the question's topic id by the shared topic model's words (cheap), undefined before a model is known. */
   topicOf?: (query: string) => string | undefined;
+  /** What `negativeFeedback` rules read as negative: `feedbackSignalOf(config.feedback)`. Default: the `feedback` section's defaults. */
+  feedback?: FeedbackSignalOptions;
+  /** The value an attribute holding a configured value has on a triplet: `Capture.pseudonymOf` (pseudonymised identifiers). Default: the value. */
+  carriedValue?: (key: string, value: string | number | boolean) => string | number | boolean;
 }
 
 /** The sampler described by the `sampling` config section; probe triplets always pass. */
@@ -35,7 +40,8 @@ function configuredSampler(config: RagwatchConfig['sampling'], context: SamplerC
     defaultRate: config.rate,
     ...(context.topicOf ? { topicOf: context.topicOf } : {}),
     ...(config.strata.eachQuotaPerMinute !== undefined ? { eachQuotaPerMinute: config.strata.eachQuotaPerMinute } : {}),
+    ...(context.carriedValue ? { carriedValue: context.carriedValue } : {}),
   });
   if (config.rules.length === 0) return strata;
-  return new RulesSampler({ rules: config.rules, fallback: strata, feedback: config.feedback });
+  return new RulesSampler({ rules: config.rules, fallback: strata, ...(context.feedback ? { feedback: context.feedback } : {}), ...(context.carriedValue ? { carriedValue: context.carriedValue } : {}) });
 }

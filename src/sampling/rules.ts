@@ -1,9 +1,11 @@
 /**
  * Rule sampler: ordered rules force triplets in or out by route, model, service, attributes or a
  * signal (empty response, latency above a bound, negative user feedback); the first match wins,
- * and triplets no rule matches go to the fallback sampler (stratified/rate).
+ * and triplets no rule matches go to the fallback sampler (stratified/rate). Attributes are read
+ * from `Triplet.attributes`, which capture fills with the attributes the configuration names.
  * @module
  */
+import { negativeFeedbackTest, type FeedbackSignalOptions } from './feedback-signal.ts';
 import { samplingKey, unitHash } from './hash.ts';
 import type { Sampler, SamplingDecision } from './types.ts';
 import type { Triplet } from '../triplet.ts';
@@ -37,8 +39,13 @@ export interface RulesSamplerOptions {
   rules?: readonly SamplingRule[];
   /** Decides when no rule matches (and gives the stratum of forced-in triplets). */
   fallback: Sampler & { stratumOf?(triplet: Triplet): string };
-  /** Feedback signal for `negativeFeedback`. Default attribute `user.feedback`. */
-  feedback?: { attribute?: string; negativeValues?: readonly AttributeValue[] };
+  /** What `negativeFeedback` reads as negative: the `feedback` section's attributes and values. Default: that section's defaults. */
+  feedback?: FeedbackSignalOptions;
+  /**
+   * The value attribute `key` holding a configured `value` has on a triplet: its pseudonym for an
+   * identifier capture pseudonymises (`Capture.pseudonymOf`), else the value. Default: the value.
+   */
+  carriedValue?: (key: string, value: AttributeValue) => AttributeValue;
 }
 
 interface CompiledRule {
@@ -55,13 +62,13 @@ export class RulesSampler implements Sampler {
 
   constructor(options: RulesSamplerOptions) {
     this.#fallback = options.fallback;
-    const feedbackAttr = options.feedback?.attribute ?? 'user.feedback';
-    const negative = new Set((options.feedback?.negativeValues ?? ['negative', 'thumbs_down', -1, 0]).map(String));
+    const negative = negativeFeedbackTest(options.feedback);
+    const carriedValue = options.carriedValue ?? ((_key: string, value: AttributeValue) => value);
     this.#rules = (options.rules ?? []).map((r, i) => ({
       name: r.name ?? `rule${i}`,
       action: r.action,
       rate: Math.min(1, Math.max(0, r.rate ?? 1)),
-      test: compile(r.match, feedbackAttr, negative),
+      test: compile(r.match, negative, carriedValue),
     }));
   }
 
@@ -80,22 +87,24 @@ export class RulesSampler implements Sampler {
   }
 }
 
-function compile(m: RuleMatch, feedbackAttr: string, negative: ReadonlySet<string>): (t: Triplet) => boolean {
+const NO_ATTRIBUTES: Readonly<Record<string, AttributeValue>> = Object.freeze({});
+
+function compile(m: RuleMatch, negative: (attributes: Readonly<Record<string, AttributeValue>>) => boolean, carriedValue: (key: string, value: AttributeValue) => AttributeValue): (t: Triplet) => boolean {
   const checks: Array<(t: Triplet) => boolean> = [];
   if (m.route !== undefined) checks.push((t) => t.route === m.route);
   if (m.model !== undefined) checks.push((t) => t.model === m.model);
   if (m.service !== undefined) checks.push((t) => t.service === m.service);
-  for (const [key, value] of Object.entries(m.attributes ?? {})) checks.push((t) => t.attributes?.[key] === value);
+  for (const [key, value] of Object.entries(m.attributes ?? {})) {
+    const expected = carriedValue(key, value);
+    checks.push((t) => t.attributes !== undefined && Object.hasOwn(t.attributes, key) && t.attributes[key] === expected);
+  }
   if (m.emptyResponse !== undefined) checks.push((t) => (t.response.trim() === '') === m.emptyResponse);
   if (m.latencyAboveMs !== undefined) {
     const bound = m.latencyAboveMs;
     checks.push((t) => t.latency.durationMs > bound);
   }
   if (m.negativeFeedback !== undefined) {
-    checks.push((t) => {
-      const v = t.attributes?.[feedbackAttr];
-      return (v !== undefined && negative.has(String(v))) === m.negativeFeedback;
-    });
+    checks.push((t) => negative(t.attributes ?? NO_ATTRIBUTES) === m.negativeFeedback);
   }
   return (t) => checks.every((c) => c(t));
 }

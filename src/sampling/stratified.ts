@@ -27,6 +27,11 @@ export interface StratifiedSamplerOptions {
   topicOf?: (query: string) => string | undefined;
   /** `by: topic`: judged triplets per minute of every topic not listed in `rates`/`quotasPerMinute` (each topic its own stratum). */
   eachQuotaPerMinute?: number;
+  /**
+   * `by: attribute`: the value the attribute holding a configured stratum value has on a triplet (its
+   * pseudonym for an identifier capture pseudonymises); the stratum keeps the configured name. Default: the value.
+   */
+  carriedValue?: (key: string, value: string) => string | number | boolean;
 }
 
 const MINUTE_MS = 60_000;
@@ -52,6 +57,8 @@ export class StratifiedSampler implements Sampler {
   readonly #defaultRate: number;
   readonly #topicOf: ((query: string) => string | undefined) | undefined;
   readonly #eachQuota: number | undefined;
+  /** `by: attribute`: configured stratum value by the value a triplet carries, where they differ (pseudonyms). */
+  readonly #named = new Map<string, string>();
   readonly #windows = new Map<string, QuotaWindow>();
 
   constructor(options: StratifiedSamplerOptions = {}) {
@@ -62,6 +69,13 @@ export class StratifiedSampler implements Sampler {
     this.#defaultRate = clampRate(options.defaultRate ?? 1);
     this.#topicOf = options.topicOf;
     this.#eachQuota = options.eachQuotaPerMinute !== undefined && options.eachQuotaPerMinute > 0 ? options.eachQuotaPerMinute : undefined;
+    const attribute = this.#attribute;
+    if (this.#by === 'attribute' && attribute !== undefined && options.carriedValue) {
+      for (const name of [...this.#rates.keys(), ...this.#quotas.keys()]) {
+        const carried = String(options.carriedValue(attribute, name));
+        if (carried !== name) this.#named.set(carried, name);
+      }
+    }
   }
 
   /** The stratum a triplet falls in (a configured value, `other`, or `all`). */
@@ -120,8 +134,11 @@ export class StratifiedSampler implements Sampler {
       case 'topic':
         return this.#topicOf?.(triplet.query);
       case 'attribute': {
-        const v = this.#attribute === undefined ? undefined : triplet.attributes?.[this.#attribute];
-        return v === undefined ? undefined : String(v);
+        const attrs = triplet.attributes;
+        const v = this.#attribute === undefined || attrs === undefined || !Object.hasOwn(attrs, this.#attribute) ? undefined : attrs[this.#attribute];
+        if (v === undefined) return undefined;
+        const carried = String(v);
+        return this.#named.get(carried) ?? carried;
       }
       default:
         return undefined;

@@ -95,7 +95,7 @@ describe('rule sampling', () => {
   const fallback = new StratifiedSampler({ by: 'route', rates: { '/a': 0.01 }, defaultRate: 0 });
   const rules = new RulesSampler({
     fallback,
-    feedback: { attribute: 'fb', negativeValues: ['down'] },
+    feedback: { thumbsAttributes: ['fb'], ratingAttributes: [], positiveValues: ['up'], negativeValues: ['down'] },
     rules: [
       { name: 'no-internal', action: 'out', match: { service: 'internal' } },
       { name: 'empty', action: 'in', match: { emptyResponse: true } },

@@ -38,6 +38,8 @@ export class PolicyRedactor implements TripletRedactor {
   readonly #enabled: boolean;
   /** Pseudonyms are made here: off when a collector made them already (`textRedacted`), or redaction is off. */
   readonly #pseudonymise: boolean;
+  /** Triplets of this policy carry pseudonyms (made here, or upstream by collectors with the shared key). */
+  readonly #pseudonymous: boolean;
   readonly #recognizers: ActiveRecognizer[];
   readonly #allow: ReadonlySet<string>;
   readonly #hmacAttrs: ReadonlySet<string>;
@@ -52,6 +54,7 @@ export class PolicyRedactor implements TripletRedactor {
   constructor(config: RedactionConfig = redactionSection.parse({}), options: { textRedacted?: boolean } = {}) {
     this.#enabled = config.enabled && !options.textRedacted;
     this.#pseudonymise = config.enabled && !options.textRedacted;
+    this.#pseudonymous = config.enabled;
     this.#recognizers = activeRecognizers(config);
     this.#allow = new Set(config.allowAttributes);
     this.#hmacAttrs = new Set(config.hmacAttributes);
@@ -130,6 +133,10 @@ export class PolicyRedactor implements TripletRedactor {
     if (conversation !== undefined) set(PSEUDONYMOUS_CONVERSATION_ATTRIBUTE, conversation);
     else if (attributes[PSEUDONYMOUS_CONVERSATION_ATTRIBUTE] !== undefined) set(PSEUDONYMOUS_CONVERSATION_ATTRIBUTE, undefined);
     return out ?? attributes;
+  }
+
+  pseudonymOf(key: string, value: string | number | boolean): string | number | boolean {
+    return this.#pseudonymous && this.#hmacAttrs.has(key) ? hmacToken(this.#key, key, String(value)) : value;
   }
 
   #text(s: string, book: PlaceholderBook): string {

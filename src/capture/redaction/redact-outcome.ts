@@ -4,6 +4,7 @@
  */
 import { PolicyRedactor } from './policy-redactor.ts';
 import type { TripletRedactor } from './types.ts';
+import { samplingAttributeKeys } from '../../config/sampling-attributes.ts';
 import type { RedactionConfig } from '../../config/sections/redaction.ts';
 import type { RagwatchConfig } from '../../config/schema.ts';
 import type { Instruments } from '../../telemetry/instruments.ts';
@@ -15,18 +16,13 @@ export function createRedactor(config?: RedactionConfig, options: { textRedacted
 }
 
 /**
- * The redaction section with every span attribute the sampling configuration reads (rule matches,
- * the stratifying attribute, the feedback attribute) added to `allowAttributes`, so the allow-list
- * never silently disables a sampling rule. Their values are still redacted like text.
+ * The redaction section with every attribute the sampling configuration reads ({@link samplingAttributeKeys}:
+ * rule matches, the stratifying attribute, the feedback attributes of `negativeFeedback` rules) added
+ * to `allowAttributes`, so the allow-list never silently disables a sampling rule. Their values are
+ * still redacted like text; an `hmacAttributes` identifier still carries its pseudonym.
  */
 export function redactionForPipeline(config: RagwatchConfig): RedactionConfig {
-  const s = config.sampling;
-  const used = [
-    ...s.rules.flatMap((r) => Object.keys(r.match.attributes ?? {})),
-    ...(s.strata.by === 'attribute' && s.strata.attribute ? [s.strata.attribute] : []),
-    s.feedback.attribute,
-  ];
-  return { ...config.redaction, allowAttributes: [...new Set([...config.redaction.allowAttributes, ...used])] };
+  return { ...config.redaction, allowAttributes: [...new Set([...config.redaction.allowAttributes, ...samplingAttributeKeys(config)])] };
 }
 
 /**

@@ -63,4 +63,10 @@ export interface TripletRedactor {
    * The same object when there is nothing to replace (or redaction is off).
    */
   pseudonymiseAttributes(attributes: Readonly<Record<string, unknown>>, conversationKeys: readonly string[]): Readonly<Record<string, unknown>>;
+  /**
+   * The value attribute `key` holding `value` has on a triplet of this policy: the HMAC token of an
+   * `hmacAttributes` identifier (also when a collector made the tokens upstream with the shared key),
+   * else the value itself. Sampling compares configured values through it. Never throws.
+   */
+  pseudonymOf(key: string, value: string | number | boolean): string | number | boolean;
 }

@@ -1,6 +1,9 @@
 import { z } from 'zod';
 
-const attributeValue = z.union([z.string(), z.number(), z.boolean()]);
+/** Longest string value a sampling rule or stratum compares (capture keeps no longer value on a triplet). */
+export const MAX_SAMPLING_ATTRIBUTE_VALUE_CHARS = 256;
+
+const attributeValue = z.union([z.string().max(MAX_SAMPLING_ATTRIBUTE_VALUE_CHARS), z.number(), z.boolean()]);
 
 /** What a sampling rule matches; every given condition must hold (AND). */
 const ruleMatch = z
@@ -11,13 +14,17 @@ const ruleMatch = z
     model: z.string().optional(),
     /** Exact service name. */
     service: z.string().optional(),
-    /** Span attributes (triplet `attributes`) that must equal these values. */
-    attributes: z.record(z.string(), attributeValue).optional(),
+    /**
+     * Attributes that must equal these values, looked up on the generation span, then its ancestors
+     * (nearest first), the trace's root span and the resource (docs/sampling.md). An identifier listed in
+     * `redaction.hmacAttributes` is compared by its pseudonym: write the raw value here.
+     */
+    attributes: z.record(z.string().min(1), attributeValue).optional(),
     /** Matches when the response is empty (or only whitespace). */
     emptyResponse: z.boolean().optional(),
     /** Matches when the generation took longer than this, milliseconds. */
     latencyAboveMs: z.number().nonnegative().optional(),
-    /** Matches when the feedback attribute (`sampling.feedback`) holds a negative value. */
+    /** Matches when the answer's spans carry negative feedback as the `feedback` section reads it (its thumbs and rating attributes and values). */
     negativeFeedback: z.boolean().optional(),
   })
   .strict();
@@ -40,7 +47,7 @@ const strata = z
   .object({
     /** Label that defines strata: `none` (one stratum "all"), `route`, `model`, `service`, `attribute`, or `topic` (the question's topic, each topic a stratum: docs/weaknesses.md). */
     by: z.enum(['none', 'route', 'model', 'service', 'attribute', 'topic']).default('none'),
-    /** Span attribute name when `by: attribute`. */
+    /** Attribute name when `by: attribute` (looked up like a rule's `attributes`). */
     attribute: z.string().min(1).optional(),
     /** Rate per stratum value (0 < rate ≤ 1); values not listed fall in `other` at `sampling.rate`. */
     rates: z.record(z.string(), z.number().gt(0).max(1)).default({}),
@@ -79,15 +86,5 @@ export const samplingSection = z
     /** Stratified rates/quotas. Default: one stratum `all` at `rate`. */
     strata: strata.prefault({}),
     budget: budget.prefault({}),
-    /** User-feedback signal used by `negativeFeedback` rules. */
-    feedback: z
-      .object({
-        /** Span attribute holding the user's feedback. Default `user.feedback`. */
-        attribute: z.string().min(1).default('user.feedback'),
-        /** Values counted as negative. Default `negative`, `thumbs_down`, `-1`, `0`. */
-        negativeValues: z.array(attributeValue).default(['negative', 'thumbs_down', -1, 0]),
-      })
-      .strict()
-      .prefault({}),
   })
   .strict();

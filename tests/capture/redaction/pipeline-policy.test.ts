@@ -10,10 +10,13 @@ describe('the attribute allow-list never disables a sampling rule', () => {
       env: {},
       overrides: {
         sampling: {
-          rules: [{ action: 'in', match: { attributes: { 'customer.tier': 'gold' } } }],
+          rules: [
+            { action: 'in', match: { attributes: { 'customer.tier': 'gold' } } },
+            { action: 'in', match: { negativeFeedback: true } },
+          ],
           strata: { by: 'attribute', attribute: 'tenant.region', rates: { eu: 0.5 } },
-          feedback: { attribute: 'app.thumbs' },
         },
+        feedback: { spans: { thumbsAttributes: ['app.thumbs'] } },
       },
     });
     const policy = redactionForPipeline(config);
