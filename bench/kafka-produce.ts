@@ -1,7 +1,9 @@
 /**
- * Kafka produce throughput into the librdkafka mock cluster vs raw kafkajs `send` of the same
- * payloads in the same batch size (500, acks=all, gzip, sequentially awaited). Rounds alternate
- * and the medians are compared. Needs `kcat` (Debian package).
+ * Kafka produce throughput into a local Apache Kafka broker (one KRaft node started by
+ * tests/helpers/kafka-broker.ts, a 4-partition topic) vs raw kafkajs `send` of the same payloads in
+ * the same batch size (500, acks=all, gzip, idempotent — ragwatch's defaults — sequentially awaited).
+ * Rounds alternate and the medians are compared. Needs Java 17+ and the broker jars
+ * (scripts/kafka/jars.sh).
  *
  * - kafka_produce_ratio_vs_raw (the performance issue's figure, target ≥ 0.8): the whole collector
  *   end to end — spans → capture (assembly, mapping, redaction) → sampling → producer →
@@ -22,8 +24,7 @@ import { Pipeline } from '../src/roles/pipeline.ts';
 import { KafkaTripletProducer } from '../src/transport/kafka-producer.ts';
 import type { SampledTriplet } from '../src/triplet.ts';
 import { SCHEMA_VERSION } from '../src/triplet.ts';
-import { startKafkaMock } from '../tests/helpers/kafka-mock.ts';
-import { which } from '../tests/helpers/prometheus.ts';
+import { haveKafka, startKafkaCluster } from '../tests/helpers/kafka-broker.ts';
 import { emit, median, profiled, QUICK } from './lib.ts';
 import { ragTrace } from './rag-trace.ts';
 
@@ -82,7 +83,8 @@ async function producerRound(producer: KafkaTripletProducer, instruments: Instru
 }
 
 async function rawRound(brokers: string[], topic: string, payloads: Message[]): Promise<number> {
-  const producer = new Kafka({ brokers, logLevel: logLevel.NOTHING }).producer({ idempotent: false, createPartitioner: Partitioners.DefaultPartitioner });
+  // The same delivery guarantee as ragwatch's producer (producer.idempotent, default true).
+  const producer = new Kafka({ brokers, logLevel: logLevel.NOTHING }).producer({ idempotent: true, maxInFlightRequests: 1, createPartitioner: Partitioners.DefaultPartitioner });
   await producer.connect();
   const started = performance.now();
   for (let i = 0; i < payloads.length; i += BATCH) {
@@ -93,29 +95,28 @@ async function rawRound(brokers: string[], topic: string, payloads: Message[]): 
   return (payloads.length / elapsed) * 1000;
 }
 
-if (!which('kcat')) {
-  process.stderr.write('bench kafka-produce: kcat is not installed (apt-get install -y kcat); skipped\n');
-  process.exit(process.env.CI === 'true' ? 1 : 0);
-}
-const mock = await startKafkaMock();
+// Missing Java or jars: skipped loudly here, an error under CI=true (haveKafka throws).
+if (!haveKafka('bench kafka-produce')) process.exit(0);
+const kafka = await startKafkaCluster();
 try {
   const topic = 'bench.triplets.v1';
-  const collector = await startCollector(mock.brokers, topic);
-  const section = loadConfig({ env: {}, overrides: { transport: { kafka: { brokers: mock.brokers, topics: { triplets: topic }, producer: { batchMaxMessages: BATCH, maxBufferMessages: N * 2 } } } } }).transport.kafka;
+  await kafka.createTopic(topic, 4);
+  const collector = await startCollector(kafka.brokers, topic);
+  const section = loadConfig({ env: {}, overrides: { transport: { kafka: { brokers: kafka.brokers, topics: { triplets: topic }, producer: { batchMaxMessages: BATCH, maxBufferMessages: N * 2 } } } } }).transport.kafka;
   const instruments = createInstruments({ processMetrics: false });
   const producer = new KafkaTripletProducer({ section, instruments });
   await producer.connect();
-  // Warm-up: creates the topic, JITs every path, and records the exact payloads the collector sends.
+  // Warm-up: JITs every path and records the exact payloads the collector sends.
   const sample: SampledTriplet[] = [];
   await collectorRound(collector, Array.from({ length: N }, (_, i) => ragTrace(i)), sample);
   const payloads: Message[] = sample.map((t) => ({ key: t.traceId, value: JSON.stringify(t), headers: { 'schema-version': SCHEMA_VERSION, 'content-type': 'application/json' } }));
-  await rawRound(mock.brokers, topic, payloads);
+  await rawRound(kafka.brokers, topic, payloads);
   await producerRound(producer, instruments, sample);
   const e2e: number[] = [];
   const transport: number[] = [];
   const raw: number[] = [];
   for (let r = 0; r < ROUNDS; r++) {
-    raw.push(await rawRound(mock.brokers, topic, payloads));
+    raw.push(await rawRound(kafka.brokers, topic, payloads));
     transport.push(await producerRound(producer, instruments, sample));
     const traces = Array.from({ length: N }, (_, i) => ragTrace(i));
     e2e.push(await profiled(`kafka-collector-${r}`, () => collectorRound(collector, traces)));
@@ -129,5 +130,5 @@ try {
   emit({ bench: 'kafka', figure: 'kafka_produce_ratio_vs_raw', value: e2eRatio, unit: 'ratio', baseline: 1, ratio: e2eRatio });
   emit({ bench: 'kafka', figure: 'kafka_transport_ratio_vs_raw', value: ratio, unit: 'ratio', baseline: 1, ratio });
 } finally {
-  await mock.stop();
+  await kafka.stop();
 }

@@ -8,15 +8,14 @@
  *    (`import { RagwatchSpanProcessor } from 'ragwatch'`, what an editor's auto-import writes); target
  *    < 30 MB, gated;
  *  - `plugin_host_rss_mb_inprocess`: judging in the host with the embedded judge on one worker thread;
- *  - `plugin_host_rss_mb_kafka`: producing to Kafka from its own thread (only where kcat runs the mock).
+ *  - `plugin_host_rss_mb_kafka`: producing to Kafka (a local broker) from its own thread.
  * Needs the built package (`npm run build`): the host imports `ragwatch/plugin` as users do.
  */
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { fileURLToPath } from 'node:url';
-import { startKafkaMock } from '../tests/helpers/kafka-mock.ts';
-import { which } from '../tests/helpers/prometheus.ts';
+import { haveKafka, startKafkaCluster } from '../tests/helpers/kafka-broker.ts';
 import { emit, median, QUICK } from './lib.ts';
 
 const HOST = fileURLToPath(new URL('./plugin-host.ts', import.meta.url));
@@ -33,7 +32,8 @@ const receiver = createServer((req, res) => {
   });
 });
 await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
-const kafka = which('kcat') ? await startKafkaMock() : undefined;
+// The Kafka mode needs a broker (a local KRaft node); without Java it is skipped (an error under CI=true).
+const kafka = haveKafka('bench plugin-rss (Kafka mode)') ? await startKafkaCluster() : undefined;
 
 function host(mode: string): Promise<number> {
   return new Promise((resolve, reject) => {

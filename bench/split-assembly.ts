@@ -1,7 +1,8 @@
 /**
  * Split assembly throughput (issue 18): spans/s through collector → spans topic → assembler →
- * triplets topic, vs the local path (collector assembling itself → triplets topic), on the
- * librdkafka mock cluster. Needs `kcat`.
+ * triplets topic, vs the local path (collector assembling itself → triplets topic), on a local
+ * Apache Kafka broker (one KRaft node, tests/helpers/kafka-broker.ts). Needs Java 17+ and the
+ * broker jars (scripts/kafka/jars.sh).
  *
  * Both paths run as deployed: `ragwatch collector` processes (one assembling locally, one forwarding
  * span records) and a `ragwatch assembler` process, each started once with the image's V8 flags and
@@ -18,9 +19,8 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { Kafka, logLevel, type Admin } from 'kafkajs';
-import { startKafkaMock } from '../tests/helpers/kafka-mock.ts';
+import { haveKafka, startKafkaCluster } from '../tests/helpers/kafka-broker.ts';
 import { scrape, startRole, type RoleProcess } from '../tests/integration/kafka-process.ts';
-import { which } from '../tests/helpers/prometheus.ts';
 import { emit, median, QUICK } from './lib.ts';
 import { otlpBodyMaker, SPANS_PER_TRACE, TRACES_PER_BODY } from './otlp-bodies.ts';
 
@@ -73,9 +73,8 @@ function configOverrides(brokers: string[], topics: { spans?: string; triplets: 
         assemblerCommitIntervalMs: 500,
         topics: { ...(topics.spans ? { spans: topics.spans } : {}), triplets: topics.triplets },
         producer: { batchMaxMessages: 500, maxBufferMessages: N * 4 },
-        // librdkafka's mock cluster holds a fetch for its full wait even when data is there (a real
-        // broker answers at fetch.min.bytes): at the default 1 s the bench would time the mock's wait.
-        consumer: { fetchMaxWaitMs: 100 },
+        // Four partitions for the spans and triplets topics (the roles create them).
+        createTopics: { partitions: 4 },
       },
     },
     metrics: { processMetrics: false },
@@ -91,7 +90,7 @@ interface Path {
 
 interface Round {
   spansPerS: number;
-  /** CPU ms per process of the path, in order, then the mock broker's (undefined off Linux). */
+  /** CPU ms per process of the path, in order, then the broker JVM's (undefined off Linux). */
   cpuMs: Array<number | undefined>;
 }
 
@@ -137,12 +136,11 @@ async function round(path: Path, admin: Admin, brokerPid: number): Promise<Round
   return { spansPerS: (SPANS / elapsed) * 1000, cpuMs: cpu };
 }
 
-if (!which('kcat')) {
-  process.stderr.write('bench split-assembly: kcat is not installed (apt-get install -y kcat); skipped\n');
-  process.exit(process.env.CI === 'true' ? 1 : 0);
-}
-const mock = await startKafkaMock();
-const admin = new Kafka({ clientId: 'bench-split-watch', brokers: mock.brokers, logLevel: logLevel.NOTHING }).admin();
+// Missing Java or jars: skipped loudly here, an error under CI=true (haveKafka throws).
+if (!haveKafka('bench split-assembly')) process.exit(0);
+const kafka = await startKafkaCluster();
+const brokerPid = kafka.pid(0)!;
+const admin = new Kafka({ clientId: 'bench-split-watch', brokers: kafka.brokers, logLevel: logLevel.NOTHING }).admin();
 const id = randomUUID().slice(0, 8);
 const started: RoleProcess[] = [];
 const start = async (role: 'collector' | 'assembler', overrides: Record<string, unknown>) => {
@@ -155,17 +153,17 @@ try {
   await admin.connect();
   const localTopics = { triplets: `bench.local.triplets.${id}` };
   const splitTopics = { spans: `bench.spans.${id}`, triplets: `bench.split.triplets.${id}` };
-  const local: Path = { name: 'local', triplets: localTopics.triplets, processes: [await start('collector', configOverrides(mock.brokers, localTopics, 'local', `bench-asm-local-${id}`))] };
-  const assembler = await start('assembler', configOverrides(mock.brokers, splitTopics, 'spans_topic', `bench-asm-${id}`));
-  const split: Path = { name: 'split', triplets: splitTopics.triplets, processes: [await start('collector', configOverrides(mock.brokers, splitTopics, 'spans_topic', `bench-asm-${id}`)), assembler] };
+  const local: Path = { name: 'local', triplets: localTopics.triplets, processes: [await start('collector', configOverrides(kafka.brokers, localTopics, 'local', `bench-asm-local-${id}`))] };
+  const assembler = await start('assembler', configOverrides(kafka.brokers, splitTopics, 'spans_topic', `bench-asm-${id}`));
+  const split: Path = { name: 'split', triplets: splitTopics.triplets, processes: [await start('collector', configOverrides(kafka.brokers, splitTopics, 'spans_topic', `bench-asm-${id}`)), assembler] };
   await until('assembler partitions', async () => (await fetch(`${assembler.apiUrl}/readyz`)).ok && (await scrape(assembler.apiUrl, 'ragwatch_kafka_partitions_assigned')) > 0);
   const rounds = { local: [] as Round[], split: [] as Round[] };
-  // Warm-up: JIT of every process, topic creation on the mock.
-  await round(local, admin, mock.pid);
-  await round(split, admin, mock.pid);
+  // Warm-up: JIT of every process.
+  await round(local, admin, brokerPid);
+  await round(split, admin, brokerPid);
   for (let r = 0; r < ROUNDS; r++) {
-    rounds.local.push(await round(local, admin, mock.pid));
-    rounds.split.push(await round(split, admin, mock.pid));
+    rounds.local.push(await round(local, admin, brokerPid));
+    rounds.split.push(await round(split, admin, brokerPid));
   }
   const rate = (xs: Round[]) => median(xs.map((x) => x.spansPerS));
   const ratio = rate(rounds.split) / rate(rounds.local);
@@ -185,6 +183,6 @@ try {
 } finally {
   for (const p of started.reverse()) await p.cleanup();
   await admin.disconnect().catch(() => undefined);
-  await mock.stop();
+  await kafka.stop();
 }
 process.exit(0);

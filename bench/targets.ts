@@ -46,6 +46,8 @@ export const TARGETS: Readonly<Record<string, Target>> = {
   overload_healthz_failures: { describe: 'value == 0', ok: (f) => f.value === 0, gate: true },
   kafka_produce_ratio_vs_raw: { describe: 'ratio >= 0.8', ok: (f) => f.ratio !== null && f.ratio >= 0.8 },
   split_assembly_ratio_vs_local: { describe: 'ratio >= 0.5', ok: (f) => f.ratio !== null && f.ratio >= 0.5 },
+  // Issue 43: on a real broker the scorers' exported lag returns to 0 once the last records are scored (their offsets are committed).
+  split_pipeline_consumer_lag_left: { describe: 'value == 0', ok: (f) => f.value === 0, gate: true },
   calibration_cost_ratio_vs_judge: { describe: 'ratio <= 0.01', ok: (f) => f.ratio !== null && f.ratio <= 0.01 },
   topic_assign_ratio_vs_judge: { describe: 'ratio <= 0.05', ok: (f) => f.ratio !== null && f.ratio <= 0.05 },
   sampling_topic_us_per_triplet: { describe: 'value < 20 us', ok: (f) => f.value < 20 },

@@ -1,6 +1,6 @@
 /**
  * The two test layers (docs/testing.md) stay honest: every test file that starts an external binary
- * — Kafka (the JVM brokers, the `kcat` mock), Prometheus/promtool/Alertmanager, Chromium, helm, Python, the OpenTelemetry Collector — is an integration file
+ * — Kafka (the JVM brokers; `kcat` reads topics), Prometheus/promtool/Alertmanager, Chromium, helm, Python, the OpenTelemetry Collector — is an integration file
  * (`tests/integration/` or `*.integration.test.ts`), so `npm test` needs nothing beyond Node; and the
  * two projects of vitest.config.ts together select every test file outside the fault suite once.
  */
@@ -13,7 +13,7 @@ const ROOT = resolve(import.meta.dirname, '../..');
 const TESTS = join(ROOT, 'tests');
 
 /** Calls that start a binary, by the helper that wraps it. */
-const BINARY_CALLS = /\b(?:startPhoenix|phoenixVenv|startPrometheus|startAlertmanager|promtool|haveKcat|haveKafka|startKafkaCluster|startKafkaMock|startStableKafka|inChromium|helmTemplate|readTopicOnce|startRole|havePython|runPythonService|startCollector|haveCollector)\s*\(|chromium\.launch|haveBinaries\([^)]*'(?:promtool|prometheus|alertmanager|chromium|kcat|helm)'/;
+const BINARY_CALLS = /\b(?:startPhoenix|phoenixVenv|startPrometheus|startAlertmanager|promtool|haveKafka|startKafkaCluster|inChromium|helmTemplate|readTopicOnce|startRole|havePython|runPythonService|startCollector|haveCollector)\s*\(|chromium\.launch|haveBinaries\([^)]*'(?:promtool|prometheus|alertmanager|chromium|kcat|helm)'/;
 /** Helper modules whose every use needs a binary. */
 const BINARY_MODULES = new Set(['tests/helpers/phoenix.ts', 'tests/helpers/kafka-mock.ts', 'tests/helpers/kafka-broker.ts', 'tests/helpers/chromium.ts', 'tests/deploy/chart-render.ts', 'tests/integration/kafka-process.ts', 'tests/helpers/python.ts', 'tests/integration/python-harness.ts', 'tests/helpers/otel-collector.ts']);
 
