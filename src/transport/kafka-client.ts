@@ -53,6 +53,12 @@ export function producerSettingsOf(section: KafkaSection): { compression: 'gzip'
 
 /** kafkajs warns when an idempotent producer's retries are bounded; ours are on purpose (`retryWindowMs`). */
 const BOUNDED_RETRIES_WARNING = 'Limiting retries for the idempotent producer';
+/**
+ * Error answers kafkajs logs at `error` for every request although the caller retries them: a
+ * coordinator or leader moving, a topic just created. They flood a starting or failing-over cluster's
+ * logs; ragwatch's own lines report what does not heal (with its cause), so these go to `debug`.
+ */
+const TRANSIENT_ANSWER = /coordinator is loading|coordinator is not available|does not host this topic-partition|Topic creation errors|is rebalancing|There is no leader|not the leader|Not enough replicas/i;
 
 /** A kafkajs client whose own logs go to `logger` (warn and above by default). */
 export function createKafka(section: KafkaSection, logger: Logger = silentLogger, clientIdSuffix = ''): Kafka {
@@ -63,6 +69,10 @@ export function createKafka(section: KafkaSection, logger: Logger = silentLogger
       const level = LEVELS[entry.level] ?? 'debug';
       const { message, ...rest } = entry.log;
       if (typeof message === 'string' && message.startsWith(BOUNDED_RETRIES_WARNING)) return;
+      if (entry.namespace === 'Connection' && typeof message === 'string' && message.startsWith('Response ') && TRANSIENT_ANSWER.test(String((rest as { error?: unknown }).error ?? ''))) {
+        logger.debug({ kafka: entry.namespace, ...rest }, message);
+        return;
+      }
       logger[level]({ kafka: entry.namespace, ...rest }, message);
     },
   });
