@@ -28,6 +28,9 @@ export const ENV_OVERRIDES: ReadonlyArray<{ env: string; path: string; kind: Env
   { env: 'RAGWATCH_KAFKA_BROKERS', path: 'transport.kafka.brokers', kind: 'list' },
   { env: 'RAGWATCH_KAFKA_SASL_USERNAME', path: 'transport.kafka.sasl.username', kind: 'string' },
   { env: 'RAGWATCH_KAFKA_SASL_PASSWORD', path: 'transport.kafka.sasl.password', kind: 'string' },
+  // ingest.kafka's own cluster (ingest.kafka.brokers): its SASL credentials from a Secret too (the mechanism stays in the file).
+  { env: 'RAGWATCH_INGEST_KAFKA_SASL_USERNAME', path: 'ingest.kafka.sasl.username', kind: 'string' },
+  { env: 'RAGWATCH_INGEST_KAFKA_SASL_PASSWORD', path: 'ingest.kafka.sasl.password', kind: 'string' },
   { env: 'RAGWATCH_SAMPLE_RATE', path: 'sampling.rate', kind: 'number' },
   { env: 'RAGWATCH_JUDGE', path: 'judge.kind', kind: 'string' },
   { env: 'RAGWATCH_JUDGE_MODEL', path: 'judge.model', kind: 'string' },
@@ -50,6 +53,8 @@ export const ENV_OVERRIDES: ReadonlyArray<{ env: string; path: string; kind: Env
   { env: 'OTEL_EXPORTER_OTLP_LOGS_INSECURE', path: 'evaluationExport.otlp.insecure', kind: 'boolean' },
   { env: 'LANGFUSE_PUBLIC_KEY', path: 'evaluationExport.langfuse.publicKey', kind: 'string' },
   { env: 'LANGFUSE_SECRET_KEY', path: 'evaluationExport.langfuse.secretKey', kind: 'string' },
+  // The name Phoenix's own clients read.
+  { env: 'PHOENIX_API_KEY', path: 'evaluationExport.phoenix.apiKey', kind: 'string' },
 ];
 
 /** Options of {@link loadConfig}; everything optional. */

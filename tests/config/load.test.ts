@@ -51,6 +51,16 @@ describe('loadConfig', () => {
     expect(c.judge.baseUrl).toBe('http://127.0.0.1:8000/v1');
   });
 
+  it('fills the credentials of ingest.kafka\'s own cluster and of Phoenix from the environment (Secrets), the rest from the file', () => {
+    const env = { RAGWATCH_INGEST_KAFKA_SASL_USERNAME: 'otlp-reader', RAGWATCH_INGEST_KAFKA_SASL_PASSWORD: 'pw-from-secret', PHOENIX_API_KEY: 'px-from-secret' };
+    const overrides = { ingest: { kafka: { enabled: true, brokers: ['otel-kafka:9093'], tls: { enabled: true }, sasl: { mechanism: 'scram-sha-512' } } }, evaluationExport: { phoenix: { endpoint: 'http://phoenix:6006' } } };
+    // Credentials alone are no SASL config: the mechanism (and brokers) must come from the file.
+    expect(() => loadConfig({ env })).toThrow(/config key "ingest\.kafka\.sasl\.mechanism"/);
+    const withFile = loadConfig({ env, overrides });
+    expect(withFile.ingest.kafka.sasl).toEqual({ mechanism: 'scram-sha-512', username: 'otlp-reader', password: 'pw-from-secret' });
+    expect(withFile.evaluationExport.phoenix.apiKey).toBe('px-from-secret');
+  });
+
   it('names the env variable and the key for a bad port', () => {
     const err = errorOf(() => loadConfig({ env: { RAGWATCH_OTLP_PORT: '70000' } }));
     expect(err.keys).toContain('server.otlpPort');
