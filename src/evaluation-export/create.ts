@@ -10,6 +10,7 @@ import { createRedactor, redactionForPipeline } from '../capture/redaction/redac
 import type { RagwatchConfig } from '../config/schema.ts';
 import { metricRegistryOf, type MetricRegistry } from '../metric-registry.ts';
 import { silentLogger, type Logger } from '../log.ts';
+import { SCORER_METRICS, type JudgeKind } from '../triplet.ts';
 import { ExportInstruments } from './batch-writer.ts';
 import { EvaluationExportSink } from './export-sink.ts';
 import { createLangfuseWriter } from './langfuse-writer.ts';
@@ -85,6 +86,20 @@ export function failingByThreshold(registry: MetricRegistry, alerts: RagwatchCon
   };
 }
 
+/**
+ * The metrics a judge kind scores itself: the registry's metrics of that judge but the scorer's own
+ * (`pii_free`) and the `check` evaluators, which do not depend on the judge. A failed judge gets an
+ * `error.type` result for each of these.
+ */
+export function judgedMetrics(registry: MetricRegistry): (judge: JudgeKind) => readonly string[] {
+  const byJudge = new Map<JudgeKind, readonly string[]>();
+  return (judge) => {
+    let names = byJudge.get(judge);
+    if (!names) byJudge.set(judge, (names = registry.forJudge(judge).filter((d) => d.source !== 'check_evaluator' && !(SCORER_METRICS as readonly string[]).includes(d.name)).map((d) => d.name)));
+    return names;
+  };
+}
+
 /** The sink of the configured writers, or undefined when none is. */
 export function createEvaluationExport(config: RagwatchConfig, options: EvaluationExportOptions): EvaluationExportSink | undefined {
   const e = config.evaluationExport;
@@ -121,6 +136,7 @@ export function createEvaluationExport(config: RagwatchConfig, options: Evaluati
     maxExplanationChars: e.maxExplanationChars,
     labelOf,
     isFailing: failingByThreshold(registry, config.alerts),
+    metricsOf: judgedMetrics(registry),
     redact: (texts) => {
       const r = redactor.redactWith((redact) => texts.map(redact));
       return r.ok ? r.value : undefined;

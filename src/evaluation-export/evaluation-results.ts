@@ -3,8 +3,11 @@
  * the metric's threshold, the explanation the details hold) and one per skipped metric (`error.type`
  * = the skip reason). Explanations are built from text that capture already redacted, and are passed
  * through the redaction policy once more before they leave (a judge may quote what it was shown).
+ * A judge that failed to score an answer gives one result per metric it was to score, with
+ * `error.type` = the failure's code and no score ({@link failureResultsOf}).
  * @module
  */
+import type { ScoreFailure } from '../scorer/record-sinks.ts';
 import type { SampledTriplet, ScoreRecord } from '../triplet.ts';
 import type { EvaluationResult } from './types.ts';
 
@@ -95,4 +98,25 @@ export function evaluationResultsOf(record: ScoreRecord, triplet: SampledTriplet
     if (redacted) out.forEach((r, i) => textOf[i] !== undefined && (r.explanation = clip(redacted[textOf[i]!]!, options.maxExplanationChars)));
   }
   return out;
+}
+
+/**
+ * The results of a judge's failure to score `triplet`: one per metric in `metrics` (those the judge was
+ * to score), each with `error.type` = the failure's reason and no score, label or explanation. Failed
+ * evaluations are selected under `select: failing` too (an answer nobody could judge is what that
+ * selection is for).
+ */
+export function failureResultsOf(failure: ScoreFailure, triplet: SampledTriplet, metrics: readonly string[]): EvaluationResult[] {
+  const base = {
+    tripletId: triplet.id,
+    traceId: triplet.traceId,
+    spanId: triplet.spanId,
+    judge: failure.judge.model !== undefined ? { kind: failure.judge.kind, model: failure.judge.model } : { kind: failure.judge.kind },
+    service: triplet.service,
+    timeMs: failure.timeMs,
+    errorType: failure.reason,
+    ...(triplet.release !== undefined ? { release: triplet.release } : {}),
+    ...(triplet.responseId !== undefined ? { responseId: triplet.responseId } : {}),
+  };
+  return metrics.map((name) => ({ ...base, name }));
 }

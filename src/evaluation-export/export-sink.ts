@@ -1,13 +1,14 @@
 /**
  * The evaluation export as a sink of the scorer: each production score record becomes its
- * evaluation results (selected, labelled, explanations redacted) and is handed to every configured
+ * evaluation results (selected, labelled, explanations redacted), and each judge's failure to score
+ * an answer one `error.type` result per metric it was to score; both are handed to every configured
  * writer's queue. Nothing here waits or throws: a dead receiver only fills (and overflows, counted)
  * its writer's bounded queue.
  * @module
  */
-import type { RecordSink } from '../scorer/record-sinks.ts';
-import type { SampledTriplet, ScoreRecord } from '../triplet.ts';
-import { evaluationResultsOf, type ResultOptions } from './evaluation-results.ts';
+import type { RecordSink, ScoreFailure } from '../scorer/record-sinks.ts';
+import type { JudgeKind, SampledTriplet, ScoreRecord } from '../triplet.ts';
+import { evaluationResultsOf, failureResultsOf, type ResultOptions } from './evaluation-results.ts';
 import type { EvaluationWriter } from './types.ts';
 
 /** Options of {@link EvaluationExportSink}. */
@@ -15,6 +16,8 @@ export interface EvaluationExportSinkOptions extends ResultOptions {
   writers: readonly EvaluationWriter[];
   /** Export the records of ragwatch's own probes too. Default false. */
   includeProbes?: boolean;
+  /** The metrics a judge of this kind scores (a failed judge gets one `error.type` result for each). Default: none (failures are not exported). */
+  metricsOf?: (judge: JudgeKind) => readonly string[];
 }
 
 export class EvaluationExportSink implements RecordSink {
@@ -35,6 +38,19 @@ export class EvaluationExportSink implements RecordSink {
     let results;
     try {
       results = evaluationResultsOf(record, triplet, this.#o);
+    } catch {
+      return;
+    }
+    if (results.length === 0) return;
+    for (const w of this.#o.writers) w.write(results);
+  }
+
+  /** A judge that failed to score the answer: one result per metric it was to score, with `error.type`. */
+  onFailure(failure: ScoreFailure, triplet: SampledTriplet): void {
+    if (triplet.origin === 'probe' && !this.#o.includeProbes) return;
+    let results;
+    try {
+      results = failureResultsOf(failure, triplet, this.#o.metricsOf?.(failure.judge.kind) ?? []);
     } catch {
       return;
     }

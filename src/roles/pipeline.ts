@@ -132,6 +132,7 @@ export class Pipeline {
       maxAttempts: consumerSection.maxAttempts,
       retryBackoffMs: consumerSection.retryBackoffMs,
       onRecord: this.sinks.onRecord,
+      onUnscored: this.sinks.onFailure,
     });
     if (kafkaKind && options.kafkaTopics && options.kafkaTopics.length > 0) {
       const instruments = this.instruments;

@@ -3,12 +3,14 @@
  * the metrics and handed to the record sinks. A judge failure is counted, never turned into a score.
  * @module
  */
+import { RagwatchError } from '../errors.ts';
 import type { Evaluations, EvaluatorSet } from '../evaluators/types.ts';
 import type { PiiCheck, PiiFinding } from '../judges/pii.ts';
 import type { Judge, JudgeResult, JudgeScores } from '../judges/types.ts';
 import type { Instruments } from '../telemetry/instruments.ts';
 import type { ScoringBudget } from '../sampling/budget.ts';
 import type { HandleContext, HandleResult } from '../transport/types.ts';
+import type { ScoreFailure } from './record-sinks.ts';
 import { scoreRecordOf } from './score-record.ts';
 import type { SampledTriplet, ScoreRecord } from '../triplet.ts';
 
@@ -34,6 +36,12 @@ export interface ScorerOptions {
   onRecord?: (record: ScoreRecord, triplet: SampledTriplet) => void;
   /** Receives every failure (DLQ in Kafka mode). Must not throw. */
   onFailure?: (triplet: SampledTriplet, reason: string, error: Error) => void;
+  /**
+   * Receives each judge that was to score a triplet and made no record: the main judge's final failure,
+   * the companion's failure, and both judges when the budget sheds the triplet (the evaluation export
+   * writes these as `error.type`). Not called for a `retry`. Must not throw.
+   */
+  onUnscored?: (failure: ScoreFailure, triplet: SampledTriplet) => void;
   /** Sheds triplets beyond the judge budget (counted as dropped{stage="scorer",reason="budget_*"}). Default unlimited. */
   budget?: ScoringBudget;
   /** Judge attempts per triplet on retriable failures before it fails for good. Default 3. */
@@ -49,6 +57,7 @@ export class Scorer {
   readonly #instruments: Instruments;
   readonly #onRecord: ((r: ScoreRecord, t: SampledTriplet) => void) | undefined;
   readonly #onFailure: ScorerOptions['onFailure'];
+  readonly #onUnscored: ScorerOptions['onUnscored'];
   readonly #budget: ScoringBudget | undefined;
   readonly #maxAttempts: number;
   readonly #retryBackoffMs: number;
@@ -66,6 +75,7 @@ export class Scorer {
     this.#instruments = options.instruments;
     this.#onRecord = options.onRecord;
     this.#onFailure = options.onFailure;
+    this.#onUnscored = options.onUnscored;
   }
 
   /**
@@ -81,6 +91,8 @@ export class Scorer {
       if (!verdict.admitted) {
         this.#instruments.dropped.inc({ stage: 'scorer', reason: verdict.reason });
         this.#instruments.inFlight.dec();
+        this.#unscored(judge, verdict.reason, triplet);
+        if (this.#companion) this.#unscored(this.#companion, verdict.reason, triplet);
         return { status: 'dropped', reason: verdict.reason };
       }
     }
@@ -99,6 +111,7 @@ export class Scorer {
         }
         this.#instruments.failed.inc({ reason });
         this.#onFailure?.(triplet, reason, result.error);
+        this.#unscored(judge, reason, triplet);
         const companion = await this.#scoreCompanion(triplet, pii, checks);
         if (companion) this.#countPii(triplet, pii);
         return { status: 'failed', reason, error: result.error, attempts: attempt, ...(companion ? { companion } : {}) };
@@ -114,6 +127,7 @@ export class Scorer {
       const error = err instanceof Error ? err : new Error(String(err));
       this.#instruments.failed.inc({ reason: 'internal_error' });
       this.#onFailure?.(triplet, 'internal_error', error);
+      this.#unscored(judge, 'internal_error', triplet);
       return { status: 'failed', reason: 'internal_error', error, attempts: attempt };
     } finally {
       if (settled) this.#instruments.inFlight.dec();
@@ -126,9 +140,19 @@ export class Scorer {
     if (!judge) return undefined;
     const result = await this.#timedScore(judge, triplet).catch((err: unknown) => ({ ok: false as const, error: err }));
     this.#instruments.companion.inc({ judge: judge.kind, outcome: result.ok ? 'scored' : 'failed' });
+    if (!result.ok) this.#unscored(judge, result.error instanceof RagwatchError ? result.error.code : 'internal_error', triplet);
     return result.ok ? this.#record(triplet, judge, result, pii, checks) : undefined;
   }
 
+  /** Tells `onUnscored` that `judge` made no record of `triplet`; a throwing listener changes nothing. */
+  #unscored(judge: Judge, reason: string, triplet: SampledTriplet): void {
+    if (!this.#onUnscored) return;
+    try {
+      this.#onUnscored({ judge: judge.model ? { kind: judge.kind, model: judge.model } : { kind: judge.kind }, reason, timeMs: Date.now() }, triplet);
+    } catch {
+      // Sinks must not throw; if one does, scoring goes on.
+    }
+  }
 
   /** Counts a scored production answer's disclosures once (`ragwatch_response_pii_total`), however many records it got. */
   #countPii(triplet: SampledTriplet, pii: PiiFinding | undefined): void {

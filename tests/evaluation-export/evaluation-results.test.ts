@@ -6,12 +6,14 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/errors.ts';
 import { loadConfig } from '../../src/config/load.ts';
-import { failingByThreshold, registryLabels, thresholdLabels } from '../../src/evaluation-export/create.ts';
+import { failingByThreshold, judgedMetrics, registryLabels, thresholdLabels } from '../../src/evaluation-export/create.ts';
+import { langfuseScoreOf } from '../../src/evaluation-export/langfuse-writer.ts';
+import { phoenixAnnotationOf } from '../../src/evaluation-export/phoenix-writer.ts';
 import { BUILTIN_METRICS, MetricRegistry, evaluatorDefinition, metricRegistryOf } from '../../src/metric-registry.ts';
-import { evaluationResultsOf, explanationOf } from '../../src/evaluation-export/evaluation-results.ts';
+import { evaluationResultsOf, explanationOf, failureResultsOf } from '../../src/evaluation-export/evaluation-results.ts';
 import { logsRequestOf } from '../../src/evaluation-export/otlp-log-records.ts';
 import { createRedactor } from '../../src/capture/redaction/redact-outcome.ts';
-import type { ScoreRecord } from '../../src/triplet.ts';
+import { EMBEDDED_METRICS, LLM_METRICS, type SampledTriplet, type ScoreRecord } from '../../src/triplet.ts';
 
 const record: ScoreRecord = {
   tripletId: 't1',
@@ -152,5 +154,47 @@ describe('OTEL_EXPORTER_OTLP_LOGS_* variables', () => {
     expect((err as Error).message).toContain('OTEL_EXPORTER_OTLP_LOGS_PROTOCOL');
     expect((err as Error).message).toContain('evaluationExport.otlp.endpoint');
     expect((err as Error).message).not.toContain('secret-token');
+  });
+});
+
+describe('failed evaluations', () => {
+  const registry = new MetricRegistry([
+    ...BUILTIN_METRICS,
+    evaluatorDefinition({ name: 'tone', description: 'tone', kind: 'llm', output: { type: 'score' }, alerts: { threshold: 0.4, severity: 'ticket' } }),
+    evaluatorDefinition({ name: 'cites_a_source', description: 'cites', kind: 'check', alerts: { threshold: 0.5, severity: 'ticket' } }),
+  ]);
+  const triplet: SampledTriplet = {
+    id: 't9',
+    traceId: '0af7651916cd43dd8448eb211c80319c',
+    spanId: 'b7ad6b7169203331',
+    responseId: 'chatcmpl-9',
+    service: 'svc',
+    release: '1.0',
+    timestamp: '2026-11-01T10:00:00.000Z',
+    query: 'q',
+    sources: [],
+    response: 'r',
+    latency: { durationMs: 1 },
+    convention: 'custom',
+    sampling: { weight: 1, stratum: 'all', rule: 'rate' },
+  };
+
+  it('a judge is to score its own metrics and its llm evaluators, never pii_free or the checks', () => {
+    const of = judgedMetrics(registry);
+    expect([...of('llm')].sort()).toEqual([...LLM_METRICS, 'tone'].sort());
+    expect([...of('embedded')].sort()).toEqual([...EMBEDDED_METRICS].sort());
+  });
+
+  it('one error.type result per metric, without score, label or explanation; Phoenix says it, Langfuse skips it', () => {
+    const results = failureResultsOf({ judge: { kind: 'llm', model: 'judge-1' }, reason: 'RAGWATCH_JUDGE_MALFORMED', timeMs: 1_000 }, triplet, ['groundedness', 'tone']);
+    expect(results).toEqual(
+      ['groundedness', 'tone'].map((name) => ({ tripletId: 't9', traceId: triplet.traceId, spanId: triplet.spanId, responseId: 'chatcmpl-9', name, errorType: 'RAGWATCH_JUDGE_MALFORMED', judge: { kind: 'llm', model: 'judge-1' }, service: 'svc', release: '1.0', timeMs: 1_000 })),
+    );
+    const attributes = (logsRequestOf(results, { serviceName: 'ragwatch', version: '0' }, true) as { resourceLogs: Array<{ scopeLogs: Array<{ logRecords: Array<{ attributes: Array<{ key: string }> }> }> }> }).resourceLogs[0]!.scopeLogs[0]!.logRecords[0]!.attributes.map((a) => a.key);
+    expect(attributes).toContain('error.type');
+    expect(attributes).not.toContain('gen_ai.evaluation.score.value');
+    expect(phoenixAnnotationOf(results[0]!)).toMatchObject({ span_id: triplet.spanId, name: 'groundedness', result: { explanation: 'not scored: RAGWATCH_JUDGE_MALFORMED' }, metadata: { error_type: 'RAGWATCH_JUDGE_MALFORMED' } });
+    expect(phoenixAnnotationOf(results[0]!)!.result.score).toBeUndefined();
+    expect(langfuseScoreOf(results[0]!)).toBeUndefined();
   });
 });

@@ -2,7 +2,10 @@
  * Poison messages against a real `ragwatch scorer` process: truncated JSON, a 2 MB value, a wrong
  * schema version, and a triplet the judge cannot score (malformed judge output from the fake
  * OpenAI-compatible server) all end in the DLQ with `error`/`stage` headers, while the valid
- * messages around them on the same partition are scored and the scorer keeps running.
+ * messages around them on the same partition are scored and the scorer keeps running. The unscorable
+ * triplet also reaches an OTLP logs receiver as `gen_ai.evaluation.result` records with `error.type`
+ * (one per metric the judge was to score, parented to its generation span); the decode poisons, which
+ * name no answer, send none.
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -10,6 +13,9 @@ import { Kafka, logLevel, type IHeaders } from 'kafkajs';
 import { SCHEMA_VERSION, type SampledTriplet, type ScoreRecord } from '../../src/triplet.ts';
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/openai-server.ts';
 import { haveKafka, startKafkaCluster, type KafkaTestCluster } from '../helpers/kafka-broker.ts';
+import { startOtlpLogsReceiver, type OtlpLogsReceiver } from '../helpers/otlp-logs-receiver.ts';
+import { judgedMetrics } from '../../src/evaluation-export/create.ts';
+import { BUILTIN_REGISTRY } from '../../src/metric-registry.ts';
 import { waitFor } from '../helpers/process.ts';
 import { oracleResponder } from '../judges/helpers/oracle.ts';
 import { readTopic, roleConfig, scrape, startRole, type RoleProcess, type TopicReader } from './kafka-process.ts';
@@ -42,10 +48,12 @@ describe.skipIf(!enabled)('poison messages reach the DLQ and the partition keeps
   let broker: KafkaTestCluster;
   let judge: FakeOpenAI;
   let scorer: RoleProcess | undefined;
+  let receiver: OtlpLogsReceiver;
   const readers: TopicReader[] = [];
 
   beforeAll(async () => {
     broker = await startKafkaCluster();
+    receiver = await startOtlpLogsReceiver();
     // The judge answers garbage for one triplet: it must fail to the DLQ, never become a score.
     judge = await startFakeOpenAI(oracleResponder((answer, _p, req) => (JSON.stringify(req.body ?? {}).includes('JUDGE-GARBAGE') ? 'no JSON here, sorry' : answer)));
   }, 180_000);
@@ -54,11 +62,12 @@ describe.skipIf(!enabled)('poison messages reach the DLQ and the partition keeps
     await scorer?.cleanup();
     await broker?.stop();
     await judge?.close();
+    await receiver?.close();
   });
 
   it('DLQs truncated JSON, a 2 MB value, a wrong schema version and an unscorable triplet', async () => {
     const prefix = `poison-${randomUUID().slice(0, 8)}`;
-    const config = roleConfig(broker.brokers, prefix, {}, judge.baseURL);
+    const config = { ...roleConfig(broker.brokers, prefix, {}, judge.baseURL), evaluationExport: { otlp: { endpoint: receiver.httpUrl, scheduledDelayMs: 50 } } };
     const topics = { triplets: `${prefix}.triplets.v1`, scores: `${prefix}.scores.v1`, dlq: `${prefix}.triplets.dlq` };
     // The 2 MB poison needs a topic that takes it (a broker's default refuses records over 1 MB): the
     // scorer's own limit (consumer.maxMessageBytes) is what is tested. The scorer leaves an existing topic as it is.
@@ -106,6 +115,20 @@ describe.skipIf(!enabled)('poison messages reach the DLQ and the partition keeps
 
     const scored = scores.messages.map((m) => (JSON.parse(String(m.value)) as ScoreRecord).tripletId);
     expect(scored.sort()).toEqual([first.id, last.id].sort());
+
+    // The failed evaluation on the trace: error.type per metric the LLM judge scores, no score.
+    const expected = [...judgedMetrics(BUILTIN_REGISTRY)('llm')].sort();
+    const failedRecords = () => receiver.records.filter((r) => r.traceId === unscorable.traceId);
+    await waitFor(() => failedRecords().length >= expected.length && receiver.records.some((r) => r.traceId === last.traceId), 20_000, 100);
+    expect(failedRecords().map((r) => String(r.attributes['gen_ai.evaluation.name']?.value)).sort()).toEqual(expected);
+    for (const r of failedRecords()) {
+      expect(r.spanId).toBe(unscorable.spanId);
+      expect(r.attributes['error.type']?.value).toBe('RAGWATCH_JUDGE_MALFORMED');
+      expect(r.attributes['gen_ai.evaluation.score.value']).toBeUndefined();
+      expect(r.attributes['ragwatch.triplet.id']?.value).toBe(unscorable.id);
+    }
+    const exportedTraces = new Set(receiver.records.map((r) => r.traceId));
+    expect([...exportedTraces].sort()).toEqual([first.traceId, unscorable.traceId, last.traceId].sort());
     expect(scorer.child.exitCode).toBeNull();
     expect(await scrape(scorer.apiUrl, 'ragwatch_dlq_messages_total')).toBe(4);
     expect(await scrape(scorer.apiUrl, 'ragwatch_kafka_consumer_lag_messages')).toBe(0);
