@@ -6,12 +6,14 @@
  * these rules when a release's config.alerts differs).
  *
  * `--check` writes nothing and exits 1 when a committed file differs. `--values FILE` prints the rules
- * for another values file's `config` (what `ragwatch rules -c` prints for that config), e.g.
+ * for another values file's `config` (what `ragwatch rules -c` prints for that config, with its
+ * `evaluators.files` and without the sections whose credentials live in Secrets), e.g.
  * `node scripts/build-chart-rules.ts --values my-values.yaml > rules.yaml`.
  * @module
  */
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse, stringify } from 'yaml';
 import { loadConfig } from '../src/config/load.ts';
@@ -29,6 +31,30 @@ export function rulesYaml(config: RagwatchConfig): string {
 export function valuesConfig(valuesFile: string): Record<string, unknown> {
   const values = (parse(readFileSync(valuesFile, 'utf8')) ?? {}) as { config?: Record<string, unknown> };
   return values.config ?? {};
+}
+
+/**
+ * Sections the rules never read whose credentials (SASL, Langfuse keys) the chart takes from Secrets, or
+ * that name files inside the pods: left out, so the config loads here without them.
+ */
+const NOT_IN_RULES = ['transport', 'ingest', 'evaluationExport', 'probes', 'exams'];
+
+/**
+ * The rules of a values file: generated from its `config` without {@link NOT_IN_RULES}, with the
+ * evaluators of `evaluators.files` (written to a temporary directory, removed after) as the chart mounts them.
+ */
+export function rulesOfValues(valuesFile: string): string {
+  const values = (parse(readFileSync(valuesFile, 'utf8')) ?? {}) as { config?: Record<string, unknown>; evaluators?: { files?: Record<string, string> } };
+  const config = Object.fromEntries(Object.entries(values.config ?? {}).filter(([k]) => !NOT_IN_RULES.includes(k)));
+  const files = values.evaluators?.files ?? {};
+  if (Object.keys(files).length === 0) return rulesYaml(loadConfig({ env: {}, overrides: config }));
+  const dir = mkdtempSync(join(tmpdir(), 'ragwatch-evaluators-'));
+  try {
+    for (const [name, content] of Object.entries(files)) writeFileSync(join(dir, basename(name)), content);
+    return rulesYaml(loadConfig({ env: {}, overrides: { ...config, evaluators: dir } }));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 /** Builds both chart rule files; returns the ones whose committed content differs. */
@@ -50,7 +76,7 @@ export function buildChartRules(check: boolean): string[] {
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1] && process.argv[2] === '--values') {
   // `--values FILE`: print the rules for that values file's `config` (for --set-file prometheusRule.rules=...).
-  process.stdout.write(rulesYaml(loadConfig({ env: {}, overrides: valuesConfig(process.argv[3] ?? '') })));
+  process.stdout.write(rulesOfValues(process.argv[3] ?? ''));
 } else if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   const check = process.argv.includes('--check');
   const stale = buildChartRules(check);

@@ -313,10 +313,12 @@ describe('live: the chart in split mode (ragwatch collector + assembler + scorer
   beforeAll(async () => {
     if (!enabled) return;
     kafka = await startKafkaCluster();
-    // The config and environment the chart gives both roles in split mode (brokers: the test cluster's).
+    // The config and environment the chart gives both roles in split mode (brokers: the test cluster's, which has no SASL).
     const objects = helmTemplate(['-f', join(ROOT, 'helm', 'examples', 'kafka-split.values.yaml')]);
     const cm = ofKind<K8sObject & { data: Record<string, string> }>(objects, 'ConfigMap').find((c) => c.metadata.name.endsWith('-config'))!;
-    const configFile = scratch.write('ragwatch.yaml', cm.data['ragwatch.yaml']!);
+    const config = parse(cm.data['ragwatch.yaml']!) as { transport: { kafka: { sasl?: unknown } } };
+    delete config.transport.kafka.sasl;
+    const configFile = scratch.write('ragwatch.yaml', JSON.stringify(config));
     const ports = { collectorOtlp: await freePort(), collectorHttp: await freePort(), assemblerOtlp: await freePort(), assemblerHttp: await freePort(), scorerOtlp: await freePort(), scorerHttp: await freePort() };
     const env = (otlp: number, http: number) => ({
       RAGWATCH_TRANSPORT: 'kafka',

@@ -44,19 +44,61 @@ app.kubernetes.io/instance: {{ .Release.Name }}
 {{- end }}
 {{- end }}
 
-{{/* Roles deployed in the current mode: CLI command, whether they serve OTLP, the UI, keep a store, run as one replica. */}}
+{{/*
+Roles deployed in the current mode: CLI command, whether they ingest (OTLP servers, feedback, config.ingest.kafka),
+serve the UI, keep a store, keep the history (the persistent volume's pod), export evaluations
+(config.evaluationExport), run as one replica.
+*/}}
 {{- define "ragwatch.roles" -}}
 {{- if eq .Values.mode "split" }}
-- {name: collector, command: collector, otlp: true, ui: false, data: false, single: false, values: collector}
-- {name: assembler, command: assembler, otlp: false, ui: false, data: false, single: false, values: assembler}
-- {name: scorer, command: scorer, otlp: false, ui: true, data: true, single: false, values: scorer}
-- {name: slices, command: slices, otlp: false, ui: false, data: true, single: true, values: slices}
+- {name: collector, command: collector, otlp: true, ui: false, data: false, history: false, export: false, single: false, values: collector}
+- {name: assembler, command: assembler, otlp: false, ui: false, data: false, history: false, export: false, single: false, values: assembler}
+- {name: scorer, command: scorer, otlp: false, ui: true, data: true, history: false, export: true, single: false, values: scorer}
+- {name: slices, command: slices, otlp: false, ui: false, data: true, history: true, export: false, single: true, values: slices}
 {{- if .Values.prober.enabled }}
-- {name: prober, command: prober, otlp: false, ui: false, data: false, single: true, values: prober}
+- {name: prober, command: prober, otlp: false, ui: false, data: false, history: false, export: false, single: true, values: prober}
 {{- end }}
 {{- else }}
-- {name: all-in-one, command: start, otlp: true, ui: true, data: true, single: false, values: allInOne}
+- {name: all-in-one, command: start, otlp: true, ui: true, data: true, history: true, export: true, single: false, values: allInOne}
 {{- end }}
+{{- end }}
+
+{{/* True when evaluator files are mounted at /etc/ragwatch-evaluators (evaluators.files or evaluators.existingConfigMap). */}}
+{{- define "ragwatch.evaluatorsMounted" -}}
+{{- if or .Values.evaluators.files .Values.evaluators.existingConfigMap }}true{{ end }}
+{{- end }}
+
+{{/* Name of the ConfigMap holding the evaluator files. */}}
+{{- define "ragwatch.evaluatorsConfigMap" -}}
+{{- .Values.evaluators.existingConfigMap | default (printf "%s-evaluators" (include "ragwatch.fullname" .)) }}
+{{- end }}
+
+{{/*
+The ragwatch.yaml of a role ({root, role}; role empty = the whole config): values.config, with `evaluators:` naming
+the mounted directory; in split mode a role gets no section it does not run whose credentials it is not given
+(config.ingest: only the collectors; config.evaluationExport: only the scorers), so a Secret reaches only the pods
+that use it and every pod's config still loads.
+*/}}
+{{- define "ragwatch.config" -}}
+{{- $config := deepCopy (.root.Values.config | default dict) }}
+{{- if include "ragwatch.evaluatorsMounted" .root }}
+{{- $_ := set $config "evaluators" "/etc/ragwatch-evaluators" }}
+{{- end }}
+{{- with .role }}
+{{- if not .otlp }}{{ $_ := unset $config "ingest" }}{{ end }}
+{{- if not .export }}{{ $_ := unset $config "evaluationExport" }}{{ end }}
+{{- end }}
+{{- toYaml $config }}
+{{- end }}
+
+{{/* The file under /etc/ragwatch a role reads ({root, role}): ragwatch.yaml, or <role>.yaml when its config differs. */}}
+{{- define "ragwatch.configFile" -}}
+{{- if eq (include "ragwatch.config" .) (include "ragwatch.config" (dict "root" .root)) }}ragwatch.yaml{{ else }}{{ .role.name }}.yaml{{ end }}
+{{- end }}
+
+{{/* Name of the PersistentVolumeClaim of the history pod's store. */}}
+{{- define "ragwatch.dataClaim" -}}
+{{- .Values.store.persistence.existingClaim | default (printf "%s-data" (include "ragwatch.fullname" .)) }}
 {{- end }}
 
 {{/* True when the cluster serves the prometheus-operator CRDs (or --api-versions says so). */}}
