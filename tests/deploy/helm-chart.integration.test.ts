@@ -71,7 +71,7 @@ describe('helm chart', () => {
     expect(new Set(modes)).toEqual(new Set(['all-in-one', 'split']));
   });
 
-  describe.each(cases)('%s', (name, file) => {
+  describe.each(cases)('%s', (_name, file) => {
     const args = valuesArgs(file);
     const objects = helmTemplate([...args, ...CRDS]);
 
