@@ -18,6 +18,7 @@ import { decodeLogs, decodeTraces, type OtlpMediaType } from '../capture/otlp/de
 import type { CapturedLog, CapturedSpan } from '../capture/types.ts';
 import { errorMessage } from '../errors.ts';
 import { headerValue } from '../transport/kafka-poison.ts';
+import { refusalOf } from '../transport/kafka-refused-batch.ts';
 
 /** `ingest.kafka.encoding`. */
 export type OtlpTopicEncoding = 'auto' | 'otlp_proto' | 'otlp_json';
@@ -26,7 +27,7 @@ export type OtlpTopicEncoding = 'auto' | 'otlp_proto' | 'otlp_json';
 export type OtlpTopicSignal = 'traces' | 'logs';
 
 /** Why a message was refused (the DLQ `reason` header and the outcome). */
-export type OtlpMessageRefusal = 'too_large' | 'invalid_otlp' | 'unsupported_content_type';
+export type OtlpMessageRefusal = 'too_large' | 'invalid_otlp' | 'unsupported_content_type' | 'batch_too_large' | 'bad_compression';
 
 /** A decoded message, or why it cannot be. */
 export type OtlpMessageResult =
@@ -56,6 +57,9 @@ const MEDIA: Record<'otlp_proto' | 'otlp_json', OtlpMediaType> = { otlp_proto: '
  * `rejected`), as OTLP partial success does.
  */
 export function decodeOtlpMessage(message: { value: Buffer | null; headers?: IHeaders }, signal: OtlpTopicSignal, configured: OtlpTopicEncoding, maxBytes: number): OtlpMessageResult {
+  // A record of a batch the codec refused (too large once inflated, or malformed): no message to decode.
+  const refused = refusalOf(message);
+  if (refused) return { ok: false, ...refused };
   const value = message.value ?? Buffer.alloc(0);
   if (value.length > maxBytes) return { ok: false, reason: 'too_large', error: `value is ${value.length} bytes, ingest.kafka.maxMessageBytes is ${maxBytes}` };
   const encoding = messageEncoding(value, message.headers, configured);

@@ -18,7 +18,6 @@ import { decodeOtlpMessage, type OtlpMessageRefusal, type OtlpTopicEncoding, typ
 import type { SpanIngest } from './types.ts';
 import type { BufferedKafkaProducer } from '../transport/kafka-buffered-producer.ts';
 import type { KafkaSection } from '../transport/kafka-client.ts';
-import { useReadCodecs } from '../transport/kafka-codecs.ts';
 import { KafkaGroupMember } from '../transport/kafka-group.ts';
 import { dlqMessage } from '../transport/kafka-poison.ts';
 import { errorMessage } from '../errors.ts';
@@ -41,6 +40,8 @@ export interface OtlpTopicConsumerOptions {
   topics: { traces: readonly string[]; logs: readonly string[] };
   encoding: OtlpTopicEncoding;
   maxMessageBytes: number;
+  /** Largest record batch decompressed, bytes (`ingest.kafka.maxBatchBytes`); a bigger one goes to the DLQ record by record. */
+  maxBatchBytes: number;
   /** Session, heartbeat and fetch settings (`transport.kafka.consumer`), with `fromBeginning` from `ingest.kafka.initialOffset`. */
   consumer: KafkaSection['consumer'];
   partitionsConsumedConcurrently: number;
@@ -67,6 +68,8 @@ const STATUS: Record<OtlpMessageRefusal, { status: 400 | 413 | 415; reason: Otlp
   invalid_otlp: { status: 400, reason: 'invalid' },
   too_large: { status: 413, reason: 'too_large' },
   unsupported_content_type: { status: 415, reason: 'unsupported_media_type' },
+  batch_too_large: { status: 413, reason: 'too_large' },
+  bad_compression: { status: 400, reason: 'invalid' },
 };
 
 /** Messages processed between heartbeats within one batch. */
@@ -98,6 +101,7 @@ export class OtlpTopicConsumer {
       alsoTopics: rest,
       consumer: options.consumer,
       maxBytes: Math.max(options.consumer.maxBytesPerPartition * 4, 2 * options.maxMessageBytes),
+      maxBatchBytes: options.maxBatchBytes,
       partitionsConsumedConcurrently: options.partitionsConsumedConcurrently,
       eachBatch: (payload) => this.#eachBatch(payload),
       // Lag series are set again at each partition's next commit: a lost partition's is its new owner's.
@@ -114,8 +118,7 @@ export class OtlpTopicConsumer {
 
   /** Joins the group; retries the first connection until it works or `shutdown()`, rejoins after crashes. */
   start(): Promise<void> {
-    // Other producers compress with snappy, lz4 or zstd (kafkajs reads only gzip by itself).
-    useReadCodecs();
+    // The member registers the bounded codecs: other producers compress with snappy, lz4 or zstd too.
     return this.#member.start();
   }
 

@@ -21,6 +21,7 @@ import type { BufferedKafkaProducer } from '../transport/kafka-buffered-producer
 import type { KafkaSection } from '../transport/kafka-client.ts';
 import { KafkaGroupMember } from '../transport/kafka-group.ts';
 import { dlqMessage } from '../transport/kafka-poison.ts';
+import { refusalOf } from '../transport/kafka-refused-batch.ts';
 import { errorMessage } from '../errors.ts';
 import { silentLogger, type Logger } from '../log.ts';
 import type { Instruments } from '../telemetry/instruments.ts';
@@ -123,15 +124,18 @@ export class KafkaSpanConsumer {
     let full = 0;
     for (const message of batch.messages) {
       if (this.#stopped) break;
-      const record = message.value === null ? 'empty message' : parseTraceBatch(message.value);
+      // A record of a batch the codec refused (a decompression bomb, or malformed) is poison like a bad record.
+      const refused = refusalOf(message);
+      const record = refused ? refused.error : message.value === null ? 'empty message' : parseTraceBatch(message.value);
       const admission = this.#ledger.admit(partition, BigInt(message.offset), typeof record === 'string' ? undefined : record.traceId);
       resolveOffset(message.offset);
       if (admission === 'skip') continue;
       if (typeof record === 'string') {
+        const reason = refused?.reason ?? 'invalid_span_record';
         // Bounded while the DLQ cannot be written: past the bound a bad record is counted, not kept.
         const dlqFull = this.#dlq.length >= MAX_PENDING_DLQ;
-        if (!dlqFull) this.#dlq.push(dlqMessage({ message, topic, partition, error: record, stage: 'assembler', reason: 'invalid_span_record', attempts: 1, maxBytes: section.producer.maxMessageBytes }));
-        instruments.dropped.inc({ stage: 'assembler', reason: dlqFull ? 'dlq_buffer_full' : 'invalid_span_record' });
+        if (!dlqFull) this.#dlq.push(dlqMessage({ message, topic, partition, error: record, stage: 'assembler', reason, attempts: 1, maxBytes: section.producer.maxMessageBytes }));
+        instruments.dropped.inc({ stage: 'assembler', reason: dlqFull ? 'dlq_buffer_full' : reason });
       } else if (admission === 'full') {
         full += record.spans.length + record.logs.length;
       } else {

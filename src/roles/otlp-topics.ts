@@ -58,6 +58,7 @@ export function createOtlpTopicIngest(config: RagwatchConfig, pipeline: Pipeline
     topics: ingest.topics,
     encoding: ingest.encoding,
     maxMessageBytes: ingest.maxMessageBytes,
+    maxBatchBytes: ingest.maxBatchBytes,
     consumer: { ...section.consumer, fromBeginning: ingest.initialOffset === 'earliest' },
     partitionsConsumedConcurrently: ingest.partitionsConsumedConcurrently,
     sink: { addSpans: (spans, source) => pipeline.ingestSpans(spans, source), addLogs: (logs, source) => pipeline.ingestLogs(logs, source) },

@@ -7,6 +7,8 @@ declare module 'snappyjs' {
 declare module 'lz4js' {
   /** LZ4 frame → bytes. */
   export function decompress(src: Uint8Array, maxSize?: number): Uint8Array;
+  /** Decompresses one LZ4 frame into `dst`; returns the bytes produced (past `dst.length` when a block overran it: those were dropped). */
+  export function decompressFrame(src: Uint8Array, dst: Uint8Array): number;
   /** Bytes → LZ4 frame. */
   export function compress(src: Uint8Array, maxSize?: number): Uint8Array;
 }

@@ -5,7 +5,9 @@
  * @module
  */
 import { randomUUID } from 'node:crypto';
-import type { Consumer, Kafka, Producer } from 'kafkajs';
+import type { Consumer, Kafka, KafkaMessage, Producer } from 'kafkajs';
+import { useReadCodecs, withBatchLimit } from './kafka-codecs.ts';
+import { refusalOf } from './kafka-refused-batch.ts';
 import { KafkaTopicSetup } from './kafka-topics.ts';
 import type { RagwatchConfig } from '../config/schema.ts';
 import { errorMessage } from '../errors.ts';
@@ -38,6 +40,8 @@ export class KafkaBroadcast {
   #producer: Producer | undefined;
   #consumer: Consumer | undefined;
   #stopped = false;
+  /** The error of the last refused batch logged. */
+  #lastRefusal: string | undefined;
   readonly #setup: KafkaTopicSetup;
   /** Resolves once the producer is connected (or at shutdown). */
   readonly #connected: Promise<void>;
@@ -78,8 +82,25 @@ export class KafkaBroadcast {
     if (!this.#o.writeOnly) await this.#read();
   }
 
-  /** Reads the topic from the beginning with a group of its own; again with a fresh consumer after a crash kafkajs does not restart from. */
-  async #read(): Promise<void> {
+  /** Hands on one message; a refused batch's records are skipped, said once per batch. */
+  #take(message: KafkaMessage, max: number): void {
+    const refused = refusalOf(message);
+    if (refused) {
+      if (refused.error !== this.#lastRefusal) this.#logger.warn({ topic: this.#o.topic, reason: refused.reason, err: refused.error }, `${this.#o.name} topic: a record batch skipped`);
+      this.#lastRefusal = refused.error;
+      return;
+    }
+    if (message.value && message.value.length <= max) this.#o.onMessage(message.value);
+  }
+
+  /** Reads the topic from the beginning with a group of its own (its batches bounded by `transport.kafka.consumer.maxBatchBytes`). */
+  #read(): Promise<void> {
+    useReadCodecs();
+    return withBatchLimit(this.#o.section.consumer.maxBatchBytes, () => this.#readLoop());
+  }
+
+  /** Reads again with a fresh consumer after a crash kafkajs does not restart from. */
+  async #readLoop(): Promise<void> {
     const { kafka, section, topic, name } = this.#o;
     for (let attempt = 1; !this.#stopped; attempt++) {
       const consumer = kafka.consumer({ groupId: `${section.groupId}-${name}-${randomUUID()}`, sessionTimeout: section.consumer.sessionTimeoutMs, heartbeatInterval: section.consumer.heartbeatIntervalMs, maxWaitTimeInMs: section.consumer.fetchMaxWaitMs, allowAutoTopicCreation: true });
@@ -100,7 +121,7 @@ export class KafkaBroadcast {
         await consumer.connect();
         await consumer.subscribe({ topic, fromBeginning: true });
         const max = this.#o.maxMessageBytes ?? 256 * 1024;
-        await consumer.run({ autoCommit: false, eachMessage: async ({ message }) => void (message.value && message.value.length <= max && this.#o.onMessage(message.value)) });
+        await consumer.run({ autoCommit: false, eachMessage: async ({ message }) => this.#take(message, max) });
         return;
       } catch (err) {
         if (this.#consumer === consumer) this.#consumer = undefined;

@@ -3,9 +3,7 @@
  * timeouts, and kafkajs logs routed into ragwatch's logger (never payloads).
  * @module
  */
-import { promisify } from 'node:util';
-import { gzip, unzip } from 'node:zlib';
-import kafkajs, { Kafka, logLevel, type KafkaConfig, type SASLOptions } from 'kafkajs';
+import { Kafka, logLevel, type KafkaConfig, type SASLOptions } from 'kafkajs';
 import type { RagwatchConfig } from '../config/schema.ts';
 import { silentLogger, type Logger } from '../log.ts';
 
@@ -75,28 +73,5 @@ export function createKafka(section: KafkaSection, logger: Logger = silentLogger
       }
       logger[level]({ kafka: entry.namespace, ...rest }, message);
     },
-  });
-}
-
-const gzipAsync = promisify(gzip);
-const unzipAsync = promisify(unzip);
-
-/** Output chunk of one inflate call: ~16× the compressed size (typical of JSON batches), 64 KiB to 4 MiB. */
-export function gunzipChunkBytes(compressedBytes: number): number {
-  return Math.min(4 * 1024 * 1024, Math.max(64 * 1024, compressedBytes * 16));
-}
-
-/**
- * Makes this thread's kafkajs inflate a fetched gzip batch in one or a few output chunks instead of
- * zlib's default 16 KiB ones, each a callback into JS and a copy: 0.70 → 0.27 ms of CPU per batch of
- * 125 bench span records (docs/performance.md). Compression is kafkajs' own, unchanged. Called when
- * ragwatch's own consumers start (`ragwatch assembler`, `scorer`, `prober`), never by the in-process
- * plugin: the codec table is per isolate and shared with the host's own kafkajs. Idempotent.
- */
-export function useWholeBatchGunzip(): void {
-  // kafkajs is CommonJS and its codec table is not a named export.
-  kafkajs.CompressionCodecs[kafkajs.CompressionTypes.GZIP] = () => ({
-    compress: (encoder: { buffer: Buffer }) => gzipAsync(encoder.buffer),
-    decompress: (buffer: Buffer) => unzipAsync(buffer, { chunkSize: gunzipChunkBytes(buffer.length) }),
   });
 }

@@ -8,7 +8,8 @@
  * @module
  */
 import type { Consumer, EachBatchPayload, Kafka } from 'kafkajs';
-import { useWholeBatchGunzip, type KafkaSection } from './kafka-client.ts';
+import type { KafkaSection } from './kafka-client.ts';
+import { useReadCodecs, withBatchLimit } from './kafka-codecs.ts';
 import { classifyKafkaError, type KafkaErrorCause } from './kafka-errors.ts';
 import { errorMessage } from '../errors.ts';
 import type { Logger } from '../log.ts';
@@ -23,6 +24,8 @@ export interface KafkaGroupMemberOptions {
   consumer: KafkaSection['consumer'];
   /** Fetch limit over all partitions, bytes; kafkajs's default when absent. */
   maxBytes?: number;
+  /** Largest record batch decompressed, bytes (a bigger one reaches `eachBatch` as refusal records). Default `consumer.maxBatchBytes`. */
+  maxBatchBytes?: number;
   partitionsConsumedConcurrently: number;
   eachBatch: (payload: EachBatchPayload) => Promise<void>;
   /** This member's partitions of `topic` after every join; `[]` with `crashed` after a crash (until the rejoin). */
@@ -59,8 +62,13 @@ export class KafkaGroupMember {
   }
 
   /** Joins the group and starts consuming; resolves once running (or stopped). */
-  async start(): Promise<void> {
-    useWholeBatchGunzip();
+  start(): Promise<void> {
+    // Bounded codecs; every fetch of this member's consumers runs in the async context that carries its limit.
+    useReadCodecs();
+    return withBatchLimit(this.#o.maxBatchBytes ?? this.#o.consumer.maxBatchBytes, () => this.#join());
+  }
+
+  async #join(): Promise<void> {
     const { kafka, groupId, topic, logger, name } = this.#o;
     const c = this.#o.consumer;
     for (let attempt = 1; !this.#stopped; attempt++) {

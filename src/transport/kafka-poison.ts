@@ -5,6 +5,7 @@
  */
 import type { IHeaders, KafkaMessage, Message } from 'kafkajs';
 import { errorMessage } from '../errors.ts';
+import { refusalOf } from './kafka-refused-batch.ts';
 import { READABLE_SCHEMA_VERSIONS, SCHEMA_VERSION, sampledTripletSchema, type SampledTriplet } from '../triplet.ts';
 
 /** Where a poison message was rejected. */
@@ -29,6 +30,9 @@ export function headerValue(headers: IHeaders | undefined, name: string): string
  * @param maxBytes largest accepted value, bytes.
  */
 export function decodeTriplet(message: KafkaMessage, maxBytes: number): DecodeResult {
+  // A record of a batch the codec refused (a decompression bomb, or malformed).
+  const refused = refusalOf(message);
+  if (refused) return { ok: false, stage: 'decode', reason: refused.reason, error: refused.error };
   const value = message.value;
   if (!value || value.length === 0) return { ok: false, stage: 'decode', reason: 'empty_value', error: 'message has no value' };
   if (value.length > maxBytes) return { ok: false, stage: 'decode', reason: 'too_large', error: `value is ${value.length} bytes, limit ${maxBytes}` };

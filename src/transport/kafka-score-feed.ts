@@ -7,10 +7,11 @@
  * know (an evaluator a newer scorer was configured with) is left out of the record (docs/kafka.md).
  * @module
  */
-import type { Consumer, Kafka } from 'kafkajs';
+import type { Consumer, Kafka, KafkaMessage } from 'kafkajs';
 import type { RagwatchConfig } from '../config/schema.ts';
 import { errorMessage } from '../errors.ts';
-import { useWholeBatchGunzip } from './kafka-client.ts';
+import { useReadCodecs, withBatchLimit } from './kafka-codecs.ts';
+import { refusalOf } from './kafka-refused-batch.ts';
 import { KafkaTopicSetup } from './kafka-topics.ts';
 import { silentLogger, type Logger } from '../log.ts';
 import { BUILTIN_REGISTRY, type MetricRegistry } from '../metric-registry.ts';
@@ -40,6 +41,8 @@ export class KafkaScoreFeed {
   #consumer: Consumer | undefined;
   #running = false;
   #stopped = false;
+  /** The error of the last refused batch logged. */
+  #lastRefusal: string | undefined;
   readonly #setup: KafkaTopicSetup;
 
   constructor(options: KafkaScoreFeedOptions) {
@@ -55,10 +58,14 @@ export class KafkaScoreFeed {
   }
 
   /** Joins the group (retrying until it works or `shutdown()`) and starts reading. */
-  async start(): Promise<void> {
+  start(): Promise<void> {
+    useReadCodecs();
+    return withBatchLimit(this.#o.section.consumer.maxBatchBytes, () => this.#join());
+  }
+
+  async #join(): Promise<void> {
     const { section } = this.#o;
     const logger = this.#o.logger ?? silentLogger;
-    useWholeBatchGunzip();
     await this.#setup.ensure();
     for (let attempt = 1; !this.#stopped; attempt++) {
       const consumer = this.#o.kafka.consumer({ groupId: this.#o.groupId, sessionTimeout: section.consumer.sessionTimeoutMs, heartbeatInterval: section.consumer.heartbeatIntervalMs, maxWaitTimeInMs: section.consumer.fetchMaxWaitMs, allowAutoTopicCreation: true });
@@ -79,7 +86,7 @@ export class KafkaScoreFeed {
       try {
         await consumer.connect();
         await consumer.subscribe({ topic: section.topics.scores, fromBeginning: false });
-        await consumer.run({ autoCommit: true, eachMessage: async ({ message }) => this.#take(message.value) });
+        await consumer.run({ autoCommit: true, eachMessage: async ({ message, partition }) => this.#take(message, partition) });
         // A crash during the join has already scheduled a fresh consumer.
         if (this.#consumer !== consumer) return;
         this.#running = !this.#stopped;
@@ -92,7 +99,15 @@ export class KafkaScoreFeed {
     }
   }
 
-  #take(value: Buffer | null): void {
+  #take(message: KafkaMessage, partition: number): void {
+    const refused = refusalOf(message);
+    if (refused) {
+      // Score records are shared state, not work: a refused batch is skipped, said once per batch.
+      if (refused.error !== this.#lastRefusal) (this.#o.logger ?? silentLogger).warn({ partition, reason: refused.reason, err: refused.error }, `${this.#o.name ?? 'score feed'}: a record batch of the scores topic skipped`);
+      this.#lastRefusal = refused.error;
+      return;
+    }
+    const value = message.value;
     if (!value || value.length > MAX_RECORD_BYTES) return;
     let raw: unknown;
     try {

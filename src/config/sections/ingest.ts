@@ -50,12 +50,20 @@ const kafkaIngest = z
     encoding: z.enum(['auto', 'otlp_proto', 'otlp_json']).default('auto'),
     /** Largest message value decoded, bytes; larger ones go to the DLQ (`reason=too_large`). Default 4194304 (4 MiB). */
     maxMessageBytes: z.number().int().positive().default(4 * 1024 * 1024),
+    /**
+     * Largest record batch decompressed, bytes (a batch holds several messages; gzip, snappy, lz4 and zstd
+     * alike): a batch that would inflate past it — a decompression bomb — or cannot be decompressed goes to
+     * the DLQ record by record (`reason=batch_too_large` / `bad_compression`), and the partition moves on.
+     * At least `maxMessageBytes`. Default 67108864 (64 MiB).
+     */
+    maxBatchBytes: z.number().int().positive().default(64 * 1024 * 1024),
     /** Where a group without committed offsets starts: `latest` (only new messages, the Collector kafkareceiver's default) or `earliest`. Default latest. */
     initialOffset: z.enum(['latest', 'earliest']).default('latest'),
     /** Partitions processed at once. Default 2. */
     partitionsConsumedConcurrently: z.number().int().positive().max(64).default(2),
   })
   .strict()
+  .refine((k) => k.maxBatchBytes >= k.maxMessageBytes, { message: 'maxBatchBytes must be at least maxMessageBytes (a batch holds whole messages)', path: ['maxBatchBytes'] })
   .refine((k) => !k.enabled || k.topics.traces.length + k.topics.logs.length > 0, { message: 'ingest.kafka is enabled but lists no topic (topics.traces, topics.logs)', path: ['topics'] })
   .refine((k) => k.sasl?.mechanism !== 'plain' || k.tls.enabled, { message: 'SASL PLAIN sends the password in clear: enable tls', path: ['sasl'] })
   .refine((k) => k.brokers !== undefined || (k.sasl === undefined && !k.tls.enabled), { message: 'tls and sasl here apply to ingest.kafka.brokers only; without brokers the transport.kafka connection (and its tls/sasl) is used', path: ['brokers'] });

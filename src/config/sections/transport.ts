@@ -86,6 +86,13 @@ const consumer = z
     maxMessageBytes: z.number().int().positive().default(1024 * 1024),
     /** Fetch limit per partition, bytes; must exceed maxMessageBytes so a big message never stalls a fetch. Default 4194304. */
     maxBytesPerPartition: z.number().int().positive().default(4 * 1024 * 1024),
+    /**
+     * Largest record batch a consumer of ragwatch's topics decompresses, bytes (gzip, snappy, lz4, zstd):
+     * a batch that would inflate past it (a decompression bomb), or cannot be decompressed, goes to the
+     * DLQ record by record (`reason=batch_too_large` / `bad_compression`) and the partition moves on.
+     * Default 67108864 (64 MiB).
+     */
+    maxBatchBytes: z.number().int().positive().default(64 * 1024 * 1024),
     /** Triplet ids remembered for de-duplication, milliseconds. Default 600000 (10 min). */
     dedupeWindowMs: z.number().int().nonnegative().default(600_000),
     /** Most triplet ids remembered for de-duplication. Default 100000. */
@@ -99,7 +106,8 @@ const consumer = z
     /** Read the topic from the beginning when the group has no committed offset. Default true. */
     fromBeginning: z.boolean().default(true),
   })
-  .strict();
+  .strict()
+  .refine((c) => c.maxBatchBytes >= c.maxMessageBytes, { message: 'maxBatchBytes must be at least maxMessageBytes (a batch holds whole messages)', path: ['maxBatchBytes'] });
 
 /** Transport between capture/sampling and the scorer. */
 export const transportSection = z
