@@ -101,7 +101,7 @@ export class OtlpTopicConsumer {
       alsoTopics: rest,
       consumer: options.consumer,
       maxBytes: Math.max(options.consumer.maxBytesPerPartition * 4, 2 * options.maxMessageBytes),
-      maxBatchBytes: options.maxBatchBytes,
+      batchLimit: { maxBytes: options.maxBatchBytes, key: 'ingest.kafka.maxBatchBytes' },
       partitionsConsumedConcurrently: options.partitionsConsumedConcurrently,
       eachBatch: (payload) => this.#eachBatch(payload),
       // Lag series are set again at each partition's next commit: a lost partition's is its new owner's.

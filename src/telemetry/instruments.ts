@@ -4,6 +4,7 @@
  * @module
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { refusedBatchCounts } from './kafka-refusals.ts';
 import { LabelBound } from './label-bound.ts';
 import { WeightedHistogram } from './weighted-histogram.ts';
 import type { RagwatchConfig } from '../config/schema.ts';
@@ -77,6 +78,17 @@ export function createInstruments(options: InstrumentsOptions = {}) {
     dlq: new Counter({ name: 'ragwatch_dlq_messages_total', help: 'Messages written to the dead-letter topic, by stage (decode, validate, judge; ingest: an undecodable message of an OTLP topic) and reason.', labelNames: ['stage', 'reason'], registers }),
     kafkaProduceErrors: new Counter({ name: 'ragwatch_kafka_produce_errors_total', help: 'Failed Kafka send attempts (the batch is retried), by topic.', labelNames: ['topic'], registers }),
     kafkaConnectionErrors: new Counter({ name: 'ragwatch_kafka_connection_errors_total', help: 'Failed Kafka connections and requests, by cause: authentication (SASL), tls (certificate, handshake), authorization (ACLs), unreachable (refused, timeout), unavailable (a leader or coordinator moving), closed (by the broker), other. Each failure is retried with backoff.', labelNames: ['reason'], registers }),
+    kafkaRefusedBatches: new Counter({
+      name: 'ragwatch_kafka_refused_batches_total',
+      help: 'Kafka record batches a consumer of this process did not decompress, by codec (gzip, snappy, lz4, zstd) and reason (batch_too_large: it would inflate past the consumer\'s maxBatchBytes, a decompression bomb; bad_compression: malformed). Their records went to the DLQ or were skipped; the partition moved on.',
+      labelNames: ['codec', 'reason'],
+      registers,
+      collect() {
+        // The codecs are shared by every consumer of the process (kafkajs' codec table): read their tally.
+        this.reset();
+        for (const { codec, reason, count } of refusedBatchCounts()) this.inc({ codec, reason }, count);
+      },
+    }),
     kafkaProducerBuffer: new Gauge({ name: 'ragwatch_kafka_producer_buffer_messages', help: 'Messages buffered in the Kafka producer waiting for acknowledgement, by topic.', labelNames: ['topic'], registers }),
     kafkaConsumerLag: new Gauge({ name: 'ragwatch_kafka_consumer_lag_messages', help: 'High watermark minus the committed offset, per assigned partition.', labelNames: ['topic', 'partition'], registers }),
     kafkaPaused: new Gauge({ name: 'ragwatch_kafka_partitions_paused', help: 'Partitions paused for judge back-pressure (429/Retry-After).', registers }),

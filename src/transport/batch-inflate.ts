@@ -56,7 +56,7 @@ function snappyLength(block: Buffer): number {
   throw new Error('malformed snappy block length');
 }
 
-/** Decompresses a snappy record batch, raw or xerial-framed, at most `maxBytes` in all. */
+/** Decompresses a snappy record batch, raw or xerial-framed, at most `maxBytes` in all (every block's stated length is summed before any is inflated). */
 export function unsnappy(buffer: Buffer, maxBytes: number): Buffer {
   if (buffer.length <= XERIAL_HEADER_BYTES || !buffer.subarray(0, XERIAL_MAGIC.length).equals(XERIAL_MAGIC)) {
     if (snappyLength(buffer) > maxBytes) throw new BatchTooLargeError('snappy', maxBytes);
@@ -71,11 +71,11 @@ export function unsnappy(buffer: Buffer, maxBytes: number): Buffer {
     if (pos + size > buffer.length) throw new Error('truncated xerial snappy block');
     const block = buffer.subarray(pos, pos + size);
     total += snappyLength(block);
-    if (total > maxBytes) throw new BatchTooLargeError('snappy', maxBytes);
-    blocks.push(Buffer.from(snappy.uncompress(block, maxBytes)));
+    blocks.push(block);
     pos += size;
   }
-  return Buffer.concat(blocks);
+  if (total > maxBytes) throw new BatchTooLargeError('snappy', maxBytes, ` (its blocks state ${total})`);
+  return Buffer.concat(blocks.map((block) => snappy.uncompress(block, maxBytes)));
 }
 
 const LZ4_MAGIC = 0x184d2204;

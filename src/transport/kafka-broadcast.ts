@@ -82,11 +82,12 @@ export class KafkaBroadcast {
     if (!this.#o.writeOnly) await this.#read();
   }
 
-  /** Hands on one message; a refused batch's records are skipped, said once per batch. */
-  #take(message: KafkaMessage, max: number): void {
+  /** Hands on one message; a refused batch's records are skipped (counted by the codec), said once per batch. */
+  #take(message: KafkaMessage, partition: number, max: number): void {
     const refused = refusalOf(message);
     if (refused) {
-      if (refused.error !== this.#lastRefusal) this.#logger.warn({ topic: this.#o.topic, reason: refused.reason, err: refused.error }, `${this.#o.name} topic: a record batch skipped`);
+      const { topic, name } = this.#o;
+      if (refused.error !== this.#lastRefusal) this.#logger.warn({ topic, partition, offsets: refused.offsets, reason: refused.reason, err: refused.error }, `${name} topic reader: the record batch of ${topic}[${partition}] at offsets ${refused.offsets} was not decompressed; its records are skipped`);
       this.#lastRefusal = refused.error;
       return;
     }
@@ -96,7 +97,7 @@ export class KafkaBroadcast {
   /** Reads the topic from the beginning with a group of its own (its batches bounded by `transport.kafka.consumer.maxBatchBytes`). */
   #read(): Promise<void> {
     useReadCodecs();
-    return withBatchLimit(this.#o.section.consumer.maxBatchBytes, () => this.#readLoop());
+    return withBatchLimit({ maxBytes: this.#o.section.consumer.maxBatchBytes, key: 'transport.kafka.consumer.maxBatchBytes' }, () => this.#readLoop());
   }
 
   /** Reads again with a fresh consumer after a crash kafkajs does not restart from. */
@@ -121,7 +122,7 @@ export class KafkaBroadcast {
         await consumer.connect();
         await consumer.subscribe({ topic, fromBeginning: true });
         const max = this.#o.maxMessageBytes ?? 256 * 1024;
-        await consumer.run({ autoCommit: false, eachMessage: async ({ message }) => this.#take(message, max) });
+        await consumer.run({ autoCommit: false, eachMessage: async ({ message, partition }) => this.#take(message, partition, max) });
         return;
       } catch (err) {
         if (this.#consumer === consumer) this.#consumer = undefined;

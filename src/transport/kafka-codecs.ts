@@ -7,9 +7,10 @@
  * batches carry them), fzstd (decompression only: ragwatch never writes zstd).
  *
  * A batch that would inflate past its consumer's limit, or cannot be decompressed at all, becomes
- * refusal records at its offsets (`kafka-refused-batch.ts`) that the consumer sends to its DLQ: the
- * consumer stays up and its partition moves on. The limit is the consuming group member's
- * (`maxBatchBytes`), carried to the codec through the async context of its fetches ({@link withBatchLimit}).
+ * refusal records at its offsets (`kafka-refused-batch.ts`) that the consumer sends to its DLQ or
+ * skips: the consumer stays up and its partition moves on. The limit is the consuming member's
+ * (`transport.kafka.consumer.maxBatchBytes`, `ingest.kafka.maxBatchBytes`), carried to the codec
+ * through the async context of its fetches ({@link withBatchLimit}).
  * @module
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
@@ -19,17 +20,26 @@ import kafkajs from 'kafkajs';
 import * as lz4 from 'lz4js';
 import * as snappy from 'snappyjs';
 import { BatchTooLargeError, gunzipBatch, unlz4, unsnappy, unzstdBatch } from './batch-inflate.ts';
-import { refusalRecords } from './kafka-refused-batch.ts';
+import { refusalRecords, type BatchRefusal } from './kafka-refused-batch.ts';
 import { errorMessage } from '../errors.ts';
+import { countRefusedBatch } from '../telemetry/kafka-refusals.ts';
 
-/** Limit of a batch decompressed outside any {@link withBatchLimit} (another consumer of this isolate's kafkajs), bytes. */
-export const DEFAULT_MAX_BATCH_BYTES = 64 * 1024 * 1024;
+/** The decompression limit of one consumer, and the configuration key that sets it (named in every refusal). */
+export interface BatchLimit {
+  /** Largest record batch decompressed, bytes. */
+  maxBytes: number;
+  /** e.g. `transport.kafka.consumer.maxBatchBytes`. */
+  key: string;
+}
 
-const limit = new AsyncLocalStorage<number>();
+/** Limit of a batch decompressed outside any {@link withBatchLimit} (another consumer of this isolate's kafkajs). */
+export const DEFAULT_BATCH_LIMIT: BatchLimit = { maxBytes: 64 * 1024 * 1024, key: 'transport.kafka.consumer.maxBatchBytes (default)' };
 
-/** Runs `start` (a consumer's connect and run) so that every batch its fetches decompress is bounded by `maxBatchBytes`. */
-export function withBatchLimit<T>(maxBatchBytes: number, start: () => T): T {
-  return limit.run(maxBatchBytes, start);
+const limit = new AsyncLocalStorage<BatchLimit>();
+
+/** Runs `start` (a consumer's connect and run) so that every batch its fetches decompress is bounded by `batchLimit`. */
+export function withBatchLimit<T>(batchLimit: BatchLimit, start: () => T): T {
+  return limit.run(batchLimit, start);
 }
 
 /** kafkajs' codec ids (the low three bits of a batch's attributes). */
@@ -41,14 +51,17 @@ const { CompressionTypes } = kafkajs;
  */
 function bounded(codec: string, id: number, inflate: (buffer: Buffer, maxBytes: number) => Buffer | Promise<Buffer>): (buffer: Buffer) => Promise<Buffer> {
   return async (buffer) => {
-    const maxBytes = limit.getStore() ?? DEFAULT_MAX_BATCH_BYTES;
+    const { maxBytes, key } = limit.getStore() ?? DEFAULT_BATCH_LIMIT;
     try {
       return await inflate(buffer, maxBytes);
     } catch (err) {
       const tooLarge = err instanceof BatchTooLargeError;
-      const refused = refusalRecords(buffer, id, tooLarge ? 'batch_too_large' : 'bad_compression', tooLarge ? err.message : `${codec} record batch cannot be decompressed: ${errorMessage(err)}`);
-      if (refused) return refused;
-      throw err;
+      const reason: BatchRefusal = tooLarge ? 'batch_too_large' : 'bad_compression';
+      const error = tooLarge ? `${err.message} (${key})` : `${codec} record batch cannot be decompressed: ${errorMessage(err)}`;
+      const refused = refusalRecords(buffer, id, reason, error);
+      if (!refused) throw err;
+      countRefusedBatch(codec, reason);
+      return refused;
     }
   };
 }
@@ -57,9 +70,10 @@ const gzipAsync = promisify(gzip);
 
 /**
  * Registers the four bounded codecs in this isolate's kafkajs (its codec table is global to the module
- * instance). Called when ragwatch's own consumers start (scorer, assembler, OTLP topics, score feeds),
- * never by the in-process plugin: the table is shared with the host's own kafkajs. Compression is
- * unchanged (kafkajs' gzip; snappy and lz4 by the same libraries; zstd is never written). Idempotent.
+ * instance). Called when ragwatch's own consumers start (scorer, assembler, OTLP topics, topic
+ * broadcasts, score feeds), never by the in-process plugin: the table is shared with the host's own
+ * kafkajs. Compression is unchanged (kafkajs' gzip; snappy and lz4 by the same libraries; zstd is
+ * never written). Idempotent.
  */
 export function useReadCodecs(): void {
   const { CompressionCodecs } = kafkajs;

@@ -9,8 +9,9 @@
  */
 import type { Consumer, EachBatchPayload, Kafka } from 'kafkajs';
 import type { KafkaSection } from './kafka-client.ts';
-import { useReadCodecs, withBatchLimit } from './kafka-codecs.ts';
+import { useReadCodecs, withBatchLimit, type BatchLimit } from './kafka-codecs.ts';
 import { classifyKafkaError, type KafkaErrorCause } from './kafka-errors.ts';
+import { refusalOf } from './kafka-refused-batch.ts';
 import { errorMessage } from '../errors.ts';
 import type { Logger } from '../log.ts';
 
@@ -24,8 +25,8 @@ export interface KafkaGroupMemberOptions {
   consumer: KafkaSection['consumer'];
   /** Fetch limit over all partitions, bytes; kafkajs's default when absent. */
   maxBytes?: number;
-  /** Largest record batch decompressed, bytes (a bigger one reaches `eachBatch` as refusal records). Default `consumer.maxBatchBytes`. */
-  maxBatchBytes?: number;
+  /** Largest record batch decompressed and its key (a bigger one reaches `eachBatch` as refusal records). Default `transport.kafka.consumer.maxBatchBytes`. */
+  batchLimit?: BatchLimit;
   partitionsConsumedConcurrently: number;
   eachBatch: (payload: EachBatchPayload) => Promise<void>;
   /** This member's partitions of `topic` after every join; `[]` with `crashed` after a crash (until the rejoin). */
@@ -65,8 +66,21 @@ export class KafkaGroupMember {
   start(): Promise<void> {
     // Bounded codecs; every fetch of this member's consumers runs in the async context that carries its limit.
     useReadCodecs();
-    return withBatchLimit(this.#o.maxBatchBytes ?? this.#o.consumer.maxBatchBytes, () => this.#join());
+    return withBatchLimit(this.#o.batchLimit ?? { maxBytes: this.#o.consumer.maxBatchBytes, key: 'transport.kafka.consumer.maxBatchBytes' }, () => this.#join());
   }
+
+  /** Says once per refused record batch where it was and why, then hands the batch on (its records go to the DLQ or are counted). */
+  #eachBatch = (payload: EachBatchPayload): Promise<void> => {
+    let last: string | undefined;
+    for (const message of payload.batch.messages) {
+      const refused = refusalOf(message);
+      if (!refused || refused.error === last) continue;
+      last = refused.error;
+      const { topic, partition } = payload.batch;
+      this.#o.logger.warn({ topic, partition, offsets: refused.offsets, reason: refused.reason, err: refused.error }, `${this.#o.name}: a record batch of ${topic}[${partition}] at offsets ${refused.offsets} was not decompressed; its records are refused and the partition moves on`);
+    }
+    return this.#o.eachBatch(payload);
+  };
 
   async #join(): Promise<void> {
     const { kafka, groupId, topic, logger, name } = this.#o;
@@ -104,7 +118,7 @@ export class KafkaGroupMember {
       try {
         await consumer.connect();
         await consumer.subscribe({ topics: [topic, ...(this.#o.alsoTopics ?? [])], fromBeginning: c.fromBeginning });
-        await consumer.run({ autoCommit: false, eachBatchAutoResolve: false, partitionsConsumedConcurrently: this.#o.partitionsConsumedConcurrently, eachBatch: this.#o.eachBatch });
+        await consumer.run({ autoCommit: false, eachBatchAutoResolve: false, partitionsConsumedConcurrently: this.#o.partitionsConsumedConcurrently, eachBatch: this.#eachBatch });
         // A crash during the join has already scheduled a fresh consumer.
         if (this.#consumer !== consumer) return;
         this.#running = !this.#stopped;

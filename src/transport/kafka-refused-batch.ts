@@ -17,7 +17,7 @@
 import { randomBytes } from 'node:crypto';
 import type { IHeaders } from 'kafkajs';
 
-/** Header of a refusal record: `<nonce>|<reason>|<error>`. */
+/** Header of a refusal record: `<nonce>|<reason>|<first offset>-<last offset>|<error>`. */
 const REFUSED_HEADER = 'ragwatch-refused-batch';
 const NONCE = randomBytes(8).toString('hex');
 
@@ -81,21 +81,29 @@ export function refusalRecords(records: Buffer, codecId: number, reason: BatchRe
   const header = batchHeaderOf(records, codecId);
   if (!header) return undefined;
   const { firstOffset, lastOffsetDelta, count } = header;
-  const detail = `${error}; the batch at offsets ${firstOffset}-${firstOffset + BigInt(lastOffsetDelta)} (${count} records, ${records.length} compressed bytes on the entry of offset ${firstOffset})`;
-  const headerValue = Buffer.from(`${NONCE}|${reason}|${detail}`);
+  const offsets = `${firstOffset}-${firstOffset + BigInt(lastOffsetDelta)}`;
+  const detail = `${error}; the batch at offsets ${offsets} (${count} records, ${records.length} compressed bytes, kept on the entry of offset ${firstOffset})`;
+  const headerValue = Buffer.from(`${NONCE}|${reason}|${offsets}|${detail}`);
   // The last refusal takes the batch's last offset, so a commit past it passes the whole batch.
   const out: Buffer[] = [];
   for (let i = 0; i < count; i++) out.push(record(i === count - 1 ? lastOffsetDelta : i, i === 0 ? records : null, headerValue));
   return Buffer.concat(out);
 }
 
+/** What a refusal record says: why, the batch's offsets (`first-last`), and the error to log and put in the DLQ. */
+export interface Refusal {
+  reason: BatchRefusal;
+  offsets: string;
+  error: string;
+}
+
 /** Why a consumed message is the refusal of its batch, or undefined for an ordinary message. */
-export function refusalOf(message: { headers?: IHeaders }): { reason: BatchRefusal; error: string } | undefined {
+export function refusalOf(message: { headers?: IHeaders }): Refusal | undefined {
   const raw = message.headers?.[REFUSED_HEADER];
   if (raw === undefined) return undefined;
   const value = (Array.isArray(raw) ? raw[0] : raw)?.toString();
   if (value === undefined) return undefined;
-  const [nonce, reason, ...rest] = value.split('|');
-  if (nonce !== NONCE || (reason !== 'batch_too_large' && reason !== 'bad_compression')) return undefined;
-  return { reason, error: rest.join('|') };
+  const [nonce, reason, offsets, ...rest] = value.split('|');
+  if (nonce !== NONCE || (reason !== 'batch_too_large' && reason !== 'bad_compression') || offsets === undefined) return undefined;
+  return { reason, offsets, error: rest.join('|') };
 }

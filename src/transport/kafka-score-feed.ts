@@ -60,7 +60,7 @@ export class KafkaScoreFeed {
   /** Joins the group (retrying until it works or `shutdown()`) and starts reading. */
   start(): Promise<void> {
     useReadCodecs();
-    return withBatchLimit(this.#o.section.consumer.maxBatchBytes, () => this.#join());
+    return withBatchLimit({ maxBytes: this.#o.section.consumer.maxBatchBytes, key: 'transport.kafka.consumer.maxBatchBytes' }, () => this.#join());
   }
 
   async #join(): Promise<void> {
@@ -102,8 +102,9 @@ export class KafkaScoreFeed {
   #take(message: KafkaMessage, partition: number): void {
     const refused = refusalOf(message);
     if (refused) {
-      // Score records are shared state, not work: a refused batch is skipped, said once per batch.
-      if (refused.error !== this.#lastRefusal) (this.#o.logger ?? silentLogger).warn({ partition, reason: refused.reason, err: refused.error }, `${this.#o.name ?? 'score feed'}: a record batch of the scores topic skipped`);
+      // Score records are shared state, not work: a refused batch is skipped (counted by the codec), said once per batch.
+      const topic = this.#o.section.topics.scores;
+      if (refused.error !== this.#lastRefusal) (this.#o.logger ?? silentLogger).warn({ topic, partition, offsets: refused.offsets, reason: refused.reason, err: refused.error }, `${this.#o.name ?? 'score feed'}: the record batch of ${topic}[${partition}] at offsets ${refused.offsets} was not decompressed; its records are skipped`);
       this.#lastRefusal = refused.error;
       return;
     }
