@@ -6,8 +6,12 @@
  * zeros is ~1 MB gzip (≈ 3 s), 32 KB zstd, 4 MB lz4, 50 MB snappy (its ratio tops at ~21:1).
  */
 import { createGzip, createZstdCompress, type Gzip, type ZstdCompress } from 'node:zlib';
+import { createRequire } from 'node:module';
 import * as lz4 from 'lz4js';
 import * as snappy from 'snappyjs';
+
+/** lz4js' xxHash32 (untyped): `hash(seed, bytes, index, length)`. */
+const xxh32 = createRequire(import.meta.url)('lz4js/xxh32.js') as { hash(seed: number, src: Uint8Array, index: number, length: number): number };
 
 /** The codecs a bomb can be made with. */
 export type BombCodec = 'gzip' | 'snappy' | 'lz4' | 'zstd';
@@ -86,8 +90,10 @@ export async function compressionBomb(codec: BombCodec, zeroBytes: number): Prom
   if (codec === 'zstd') return stream(createZstdCompress(), head, zeroBytes, tail);
   const { first, middle, last } = pieces(head, zeroBytes, tail);
   if (codec === 'lz4') {
-    // FLG: version 1, independent blocks; BD: 4 MiB blocks; HC: lz4js' own header checksum for these two bytes.
-    const header = Buffer.from(lz4.compress(Buffer.alloc(1))).subarray(0, 7);
+    // FLG: version 1, independent blocks (each block below is compressed on its own; Kafka's Java
+    // client refuses dependent ones); BD: 4 MiB blocks; HC: the second byte of xxh32 of FLG and BD.
+    const header = Buffer.from([0x04, 0x22, 0x4d, 0x18, 0x60, 0x70, 0]);
+    header[6] = (xxh32.hash(0, header, 4, 2) >>> 8) & 0xff;
     const zero = lz4Block(middle.piece);
     return Buffer.concat([header, lz4Block(first), ...Array<Buffer>(middle.count).fill(zero), lz4Block(last), Buffer.alloc(4)]);
   }
