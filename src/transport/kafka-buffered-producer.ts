@@ -10,6 +10,7 @@
  */
 import { CompressionTypes, type Kafka, type Message, type Producer } from 'kafkajs';
 import { classifyKafkaError } from './kafka-errors.ts';
+import { recordingPartitioner, unacknowledged, UnacknowledgedSendError, type PartitionChoices } from './kafka-send-coverage.ts';
 import { Murmur2Partitioner } from './murmur2-partitioner.ts';
 import { errorMessage } from '../errors.ts';
 import { silentLogger, type Logger } from '../log.ts';
@@ -49,6 +50,8 @@ export interface BufferedKafkaProducerOptions {
 
 /** Consecutive failures after which the kafkajs producer is thrown away and recreated. */
 const RECREATE_AFTER_FAILURES = 3;
+/** Sends of the messages kafkajs left unacknowledged before the batch counts as failed. */
+const UNACKNOWLEDGED_ROUNDS = 5;
 /** First retry delay of kafkajs' own retries, milliseconds. */
 const INITIAL_RETRY_MS = 100;
 
@@ -78,6 +81,8 @@ export class BufferedKafkaProducer {
   readonly #opts: BufferedKafkaProducerOptions;
   readonly #logger: Logger;
   #producer: Producer;
+  /** Where kafkajs put each message of the current send (checked against its answer). */
+  readonly #assigned: PartitionChoices = new WeakMap();
   #connected = false;
   #buffer: Message[] = [];
   #head = 0;
@@ -176,7 +181,17 @@ export class BufferedKafkaProducer {
 
   async #send(topic: string, messages: Message[]): Promise<void> {
     await this.connect();
-    await this.#producer.send({ topic, messages, acks: -1, compression: this.#compression, timeout: this.#timeoutMs });
+    let rest = messages;
+    for (let round = 1; ; round++) {
+      const answer = await this.#producer.send({ topic, messages: rest, acks: -1, compression: this.#compression, timeout: this.#timeoutMs });
+      const missing = unacknowledged(topic, rest, answer, this.#assigned);
+      if (missing.length === 0) return;
+      // Sent again alone: the acknowledged ones must not be written twice.
+      this.#logger.warn({ topic, messages: missing.length, of: rest.length, round }, 'kafka send left messages unacknowledged (a partition leader moved during the send); sending them again');
+      this.#opts.onSendError?.(new UnacknowledgedSendError(topic, missing.length, round));
+      if (round >= UNACKNOWLEDGED_ROUNDS) throw new UnacknowledgedSendError(topic, missing.length, round);
+      rest = missing;
+    }
   }
 
   /** Resolves when the buffer is empty (everything acknowledged or dropped). */
@@ -224,11 +239,12 @@ export class BufferedKafkaProducer {
   }
 
   #newProducer(): Producer {
-    if (!this.#opts.idempotent) return this.#kafka.producer({ idempotent: false, allowAutoTopicCreation: true, createPartitioner: Murmur2Partitioner });
+    const createPartitioner = recordingPartitioner(Murmur2Partitioner, this.#assigned);
+    if (!this.#opts.idempotent) return this.#kafka.producer({ idempotent: false, allowAutoTopicCreation: true, createPartitioner });
     // Bounded, unlike kafkajs' idempotent default (forever): past the window the batch comes back
     // to our own loop, so a send during a long outage cannot hold a commit or a shutdown.
     const retries = retriesWithin(this.#opts.retryWindowMs ?? 30_000, this.#maxBackoffMs);
-    return this.#kafka.producer({ idempotent: true, allowAutoTopicCreation: true, createPartitioner: Murmur2Partitioner, retry: { retries, initialRetryTime: INITIAL_RETRY_MS, maxRetryTime: this.#maxBackoffMs } });
+    return this.#kafka.producer({ idempotent: true, allowAutoTopicCreation: true, createPartitioner, retry: { retries, initialRetryTime: INITIAL_RETRY_MS, maxRetryTime: this.#maxBackoffMs } });
   }
 
   async #disconnect(producer: Producer): Promise<void> {

@@ -14,6 +14,7 @@ import type { KafkaSection } from './kafka-client.ts';
 import { KafkaGroupMember } from './kafka-group.ts';
 import { decodeTriplet, dlqMessage, type PoisonStage } from './kafka-poison.ts';
 import type { HandleResult, TripletConsumer, TripletHandler } from './types.ts';
+import { UnsentOutcomes, type OutcomeRecords } from './unsent-outcomes.ts';
 import { errorMessage } from '../errors.ts';
 import { silentLogger, type Logger } from '../log.ts';
 import type { Instruments } from '../telemetry/instruments.ts';
@@ -35,7 +36,7 @@ export interface KafkaTripletConsumerOptions {
 
 type Outcome =
   /** `id`: remembered for de-duplication once `out` is acknowledged (never before: a lost send must be judged again). */
-  | { kind: 'done'; out?: Array<{ topic: 'scores' | 'dlq'; message: Message }>; id?: string }
+  | { kind: 'done'; out?: OutcomeRecords; id?: string }
   | { kind: 'retry'; retryAfterMs: number };
 
 
@@ -53,6 +54,8 @@ export class KafkaTripletConsumer implements TripletConsumer {
   readonly #publishScores: boolean;
   readonly #logger: Logger;
   readonly #dedupe: DedupeWindow;
+  /** Judged triplets of batches cut short before their records were sent, for their redelivery. */
+  readonly #unsent: UnsentOutcomes;
   /** `partition:offset` → attempts so far, for triplets redelivered after a retry pause (bounded). */
   readonly #attempts = new Map<string, number>();
   readonly #pauseTimers = new Set<NodeJS.Timeout>();
@@ -78,6 +81,7 @@ export class KafkaTripletConsumer implements TripletConsumer {
     this.#logger = options.logger ?? silentLogger;
     const c = options.section.consumer;
     this.#dedupe = new DedupeWindow({ windowMs: c.dedupeWindowMs, maxEntries: c.dedupeMaxEntries });
+    this.#unsent = new UnsentOutcomes({ windowMs: c.dedupeWindowMs, maxEntries: Math.min(c.dedupeMaxEntries, 5_000), onEvict: () => this.#instruments.unsentOutcomes.inc({ outcome: 'evicted' }) });
   }
 
   get running(): boolean {
@@ -148,20 +152,23 @@ export class KafkaTripletConsumer implements TripletConsumer {
     const { batch, resolveOffset, heartbeat, isRunning, isStale } = payload;
     const { topic, partition } = batch;
     this.#activeBatches++;
-    const pending: { scores: Message[]; dlq: Message[]; ids: string[] } = { scores: [], dlq: [], ids: [] };
+    /** Finished since the last commit: records to send, and the triplet id remembered once they are acknowledged. */
+    let pending: Array<{ id?: string; out: OutcomeRecords }> = [];
     let lastDone: string | undefined;
     let sinceCommit = 0;
     const commit = async (): Promise<void> => {
-      await this.#deliver(this.#section.topics.scores, pending.scores, isRunning);
-      await this.#deliver(this.#section.topics.dlq, pending.dlq, isRunning);
-      pending.scores = [];
-      pending.dlq = [];
+      for (const topicName of ['scores', 'dlq'] as const) {
+        await this.#deliver(this.#section.topics[topicName], pending.flatMap((p) => p.out.filter((o) => o.topic === topicName).map((o) => o.message)), isRunning);
+        // Sent: a batch cut short from here on must not send them again with a kept outcome.
+        for (const p of pending) p.out = p.out.filter((o) => o.topic !== topicName);
+      }
       // Only now are their records durable: a redelivery from here on is a duplicate.
-      for (const id of pending.ids) {
+      for (const { id } of pending) {
+        if (id === undefined) continue;
         this.#dedupe.mark(id);
         this.#undelivered.delete(id);
       }
-      pending.ids = [];
+      pending = [];
       if (lastDone === undefined) return;
       const next = (BigInt(lastDone) + 1n).toString();
       resolveOffset(lastDone);
@@ -183,11 +190,8 @@ export class KafkaTripletConsumer implements TripletConsumer {
             retryAfterMs ??= outcome.retryAfterMs;
             continue;
           }
-          for (const out of outcome.out ?? []) pending[out.topic].push(out.message);
-          if (outcome.id !== undefined) {
-            pending.ids.push(outcome.id);
-            this.#undelivered.add(outcome.id);
-          }
+          pending.push({ ...(outcome.id === undefined ? {} : { id: outcome.id }), out: outcome.out ?? [] });
+          if (outcome.id !== undefined) this.#undelivered.add(outcome.id);
           // Offsets advance only over a contiguous prefix of finished messages.
           if (retryAfterMs === undefined) {
             lastDone = chunk[k]!.offset;
@@ -204,9 +208,15 @@ export class KafkaTripletConsumer implements TripletConsumer {
       }
       await commit();
     } finally {
-      // A batch that ends by an error (a heartbeat refused in a rebalance, a failed commit) leaves its
-      // undelivered records unsent and its offsets uncommitted: the triplets come again and are judged again.
-      for (const id of pending.ids) this.#undelivered.delete(id);
+      // A batch that ends by an error (a heartbeat refused in a rebalance or by a lost coordinator, a
+      // failed commit) leaves its records unsent and its offsets uncommitted: the triplets come again.
+      // Their judgments are kept, so a redelivery here publishes them instead of judging again.
+      for (const { id, out } of pending) {
+        if (id === undefined) continue;
+        this.#undelivered.delete(id);
+        this.#unsent.keep(id, out);
+        this.#instruments.unsentOutcomes.inc({ outcome: 'kept' });
+      }
       this.#activeBatches--;
       if (this.#activeBatches === 0) {
         const waiters = this.#idleWaiters;
@@ -263,6 +273,15 @@ export class KafkaTripletConsumer implements TripletConsumer {
       this.#instruments.inFlight.dec();
       return { kind: 'done' };
     }
+    const kept = this.#unsent.take(triplet.id);
+    if (kept !== undefined) {
+      this.#attempts.delete(key);
+      this.#instruments.unsentOutcomes.inc({ outcome: 'reused' });
+      this.#instruments.deduplicated.inc();
+      this.#instruments.dropped.inc({ stage: 'scorer', reason: 'duplicate' });
+      this.#instruments.inFlight.dec();
+      return { kind: 'done', out: kept, id: triplet.id };
+    }
     let result: HandleResult;
     this.#inProgress.add(triplet.id);
     try {
@@ -282,7 +301,7 @@ export class KafkaTripletConsumer implements TripletConsumer {
     }
     this.#attempts.delete(key);
     if (result.status === 'dropped') return { kind: 'done' };
-    const out: Array<{ topic: 'scores' | 'dlq'; message: Message }> = [];
+    const out: OutcomeRecords = [];
     if (result.status === 'failed') {
       this.#instruments.dlq.inc({ stage: 'judge', reason: result.reason });
       const error = result.error ? errorMessage(result.error) : result.reason;
