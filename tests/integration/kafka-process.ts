@@ -37,7 +37,10 @@ export interface RoleProcess {
 export async function startRole(role: 'collector' | 'scorer' | 'assembler' | 'prober' | 'slices', config: Record<string, unknown>, startTimeoutMs = 30_000, nodeArgs: readonly string[] = []): Promise<RoleProcess> {
   const dir = mkdtempSync(join(tmpdir(), `ragwatch-${role}-`));
   const file = join(dir, 'ragwatch.json.yaml');
-  writeFileSync(file, JSON.stringify(config));
+  // Each process its own store unless the test names one (a restart that must find its state):
+  // the default `./data` would be one SQLite file shared by every role of every test file.
+  const store = (config.store ?? {}) as Record<string, unknown>;
+  writeFileSync(file, JSON.stringify(store.dataDir === undefined ? { ...config, store: { ...store, dataDir: join(dir, 'data') } } : config));
   const env = { ...process.env };
   delete env.RAGWATCH_CONFIG;
   const script = `const { main } = await import(${JSON.stringify(CLI)}); await main(process.argv.slice(1));`;
