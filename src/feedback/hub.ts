@@ -48,6 +48,8 @@ const apiSchema = z
     service: z.string().min(1).max(256).optional(),
     release: z.string().min(1).max(256).optional(),
     id: z.string().min(1).max(200).optional(),
+    /** Where the sender read it: `span` from the in-process plugin forwarding feedback it found on spans. Default `api`. */
+    source: z.enum(['api', 'span']).optional(),
   })
   .strict()
   .refine((b) => b.traceId !== undefined || b.responseId !== undefined, { message: 'traceId or responseId is required (the answer the feedback is about)' })
@@ -102,7 +104,7 @@ export class FeedbackHub implements FeedbackView {
       kind,
       value,
       polarity: polarityOf(kind, value, this.#rules),
-      source: 'api',
+      source: b.source ?? 'api',
       createdMs: this.#now(),
       ...(b.traceId ? { traceId: b.traceId.toLowerCase() } : {}),
       ...(b.responseId ? { responseId: b.responseId } : {}),

@@ -1,15 +1,17 @@
 /**
  * The plugin's light pipeline: capture (assembly, conventions, redaction with the configured key)
- * → sampling → {@link HttpTripletProducer} to a ragwatch process, which judges. Nothing heavier than
+ * → sampling → {@link HttpTripletProducer} to a ragwatch process, which judges; feedback found on the
+ * spans goes to the same process's feedback API ({@link FeedbackForwarder}). Nothing heavier than
  * capture is loaded in the host: no judge, no model, no Kafka client, no worker thread.
  * @module
  */
 import { diag } from '@opentelemetry/api';
 import { Capture } from '../capture/capture.ts';
-import { redactionForPipeline } from '../capture/redaction/redact-outcome.ts';
+import { createRedactor, redactionForPipeline } from '../capture/redaction/redact-outcome.ts';
 import type { CapturedLog, CapturedSpan, SpanSource } from '../capture/types.ts';
 import type { RagwatchConfig } from '../config/schema.ts';
 import { ConfigError } from '../errors.ts';
+import { FeedbackForwarder } from '../feedback/feedback-forwarder.ts';
 import type { Sampler } from '../sampling/types.ts';
 import { withTracingSuppressed } from '../suppress-tracing.ts';
 import { createInstruments, instrumentsOptionsFromConfig, type Instruments } from '../telemetry/instruments.ts';
@@ -24,6 +26,8 @@ export class ForwardingPipeline implements PluginSink {
   readonly capture: Capture;
   readonly sampler: Sampler;
   readonly producer: HttpTripletProducer;
+  /** Feedback read off the host's spans, posted to the receiver (absent when `feedback.enabled` or `feedback.spans.enabled` is false). */
+  readonly feedback: FeedbackForwarder | undefined;
   #shutdown: Promise<void> | undefined;
 
   constructor(config: RagwatchConfig, instruments?: Instruments) {
@@ -45,10 +49,29 @@ export class ForwardingPipeline implements PluginSink {
     });
     this.capture = new Capture({ config: config.capture, redaction: redactionForPipeline(config), attributeKeys: samplingAttributeKeys(config), instruments: this.instruments, onTriplet: (t) => sampleInto(t, this.sampler, this.producer, this.instruments) });
     this.sampler = samplerFor(config, this.capture);
+    const f = config.feedback;
+    if (f.enabled && f.spans.enabled) {
+      const redactor = createRedactor(redactionForPipeline(config));
+      this.feedback = new FeedbackForwarder({
+        endpoint: http.endpoint,
+        bearerToken: http.bearerToken,
+        config: f,
+        registry: this.instruments.registry,
+        redact: (text) => {
+          const r = redactor.redactWith((redact) => redact(text));
+          return r.ok ? r.value : undefined;
+        },
+        timeoutMs: http.timeoutMs,
+        maxRetryBackoffMs: http.maxRetryBackoffMs,
+        untraced: withTracingSuppressed,
+        warn: (message) => diag.warn(message),
+      });
+    }
   }
 
   ingestSpans(spans: readonly CapturedSpan[], source: SpanSource): void {
     this.capture.addSpans(spans, source);
+    this.feedback?.onSpans(spans);
   }
 
   ingestLogs(logs: readonly CapturedLog[], source: SpanSource): void {
@@ -64,6 +87,7 @@ export class ForwardingPipeline implements PluginSink {
   async forceFlush(): Promise<void> {
     await this.capture.forceFlush();
     await this.producer.forceFlush(this.config.server.shutdownGraceMs);
+    await this.feedback?.forceFlush(this.config.server.shutdownGraceMs);
   }
 
   /** Stops capture, sends what it can within `graceMs`, drops (counted) the rest. Idempotent. */
@@ -71,6 +95,7 @@ export class ForwardingPipeline implements PluginSink {
     return (this.#shutdown ??= (async () => {
       await this.capture.shutdown();
       await this.producer.shutdown(graceMs);
+      await this.feedback?.shutdown(Math.max(100, Math.floor(graceMs / 2)));
     })());
   }
 }

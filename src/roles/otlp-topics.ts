@@ -8,6 +8,7 @@
  * @module
  */
 import { OtlpTopicConsumer } from '../assembly/otlp-topic-consumer.ts';
+import type { CapturedSpan } from '../capture/types.ts';
 import type { RagwatchConfig } from '../config/schema.ts';
 import { ConfigError } from '../errors.ts';
 import type { Logger } from '../log.ts';
@@ -40,9 +41,10 @@ export function otlpTopicConnection(config: RagwatchConfig): KafkaSection {
 
 /**
  * The OTLP topic consumer for `config.ingest.kafka` feeding `pipeline`, or undefined when it is off.
- * `saturation` is the role's own test of a nearly full capture buffer (shared with the OTLP servers).
+ * `saturation` is the role's own test of a nearly full capture buffer (shared with the OTLP servers);
+ * `onSpans` also sees every span read (the role's feedback reader, as for OTLP/HTTP and gRPC).
  */
-export function createOtlpTopicIngest(config: RagwatchConfig, pipeline: Pipeline, logger: Logger, saturation: () => string | undefined): OtlpTopicIngest | undefined {
+export function createOtlpTopicIngest(config: RagwatchConfig, pipeline: Pipeline, logger: Logger, saturation: () => string | undefined, onSpans?: (spans: readonly CapturedSpan[]) => void): OtlpTopicIngest | undefined {
   const ingest = config.ingest.kafka;
   if (!ingest.enabled) return undefined;
   const section = otlpTopicConnection(config);
@@ -61,7 +63,12 @@ export function createOtlpTopicIngest(config: RagwatchConfig, pipeline: Pipeline
     maxBatchBytes: ingest.maxBatchBytes,
     consumer: { ...section.consumer, fromBeginning: ingest.initialOffset === 'earliest' },
     partitionsConsumedConcurrently: ingest.partitionsConsumedConcurrently,
-    sink: { addSpans: (spans, source) => pipeline.ingestSpans(spans, source), addLogs: (logs, source) => pipeline.ingestLogs(logs, source) },
+    sink: {
+      addSpans: (spans, source) => {
+        pipeline.ingestSpans(spans, source);
+        onSpans?.(spans);
+      },
+      addLogs: (logs, source) => pipeline.ingestLogs(logs, source) },
     dlq,
     dlqTopic,
     dlqMaxBytes: section.producer.maxMessageBytes,

@@ -105,7 +105,7 @@ export async function startApp(config: RagwatchConfig, logger: Logger = silentLo
   const { server } = config;
   // Whole requests are refused (OTLP) or partitions paused (OTLP topics) before the capture buffer drops spans one by one (which would cut traces).
   const saturation = () => (pipeline.capture.fullness >= CAPTURE_FULL ? `capture buffer ${Math.round(pipeline.capture.fullness * 100)} % of capture.maxBufferedSpans` : undefined);
-  const otlpTopics = createOtlpTopicIngest(config, pipeline, logger, saturation);
+  const otlpTopics = createOtlpTopicIngest(config, pipeline, logger, saturation, feedback?.onSpans);
   const servers = await startHttpServers(server, { registry: pipeline.instruments.registry, ready: () => pipeline.ready && (otlpTopics?.consumer.running ?? true), quality, summary: () => configSummary(config), probes: prober }, logger);
   const { http } = servers;
   let ingest: IngestServers;

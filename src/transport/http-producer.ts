@@ -168,7 +168,7 @@ export class HttpTripletProducer implements TripletProducer {
 }
 
 /** POSTs a JSON body; resolves with the status and Retry-After once the response is read (its body is discarded). */
-function postJson(url: string, body: string, headers: Record<string, string>, timeoutMs: number): Promise<{ status: number; retryAfter: string | undefined }> {
+export function postJson(url: string, body: string, headers: Record<string, string>, timeoutMs: number): Promise<{ status: number; retryAfter: string | undefined }> {
   return new Promise((resolve, reject) => {
     const req = (url.startsWith('https:') ? httpsRequest : httpRequest)(url, { method: 'POST', headers: { ...headers, 'content-length': Buffer.byteLength(body) }, timeout: timeoutMs }, (res) => {
       res.resume();
