@@ -6,7 +6,7 @@
  * @module
  */
 import type { RagwatchConfig } from '../config/schema.ts';
-import { requireDurationMs } from '../metrics/duration.ts';
+import { changeTiersFromConfig } from '../metrics/change-tiers.ts';
 import { flagRulesFromConfig } from '../metrics/flag-rules.ts';
 import { metricAlertName, type RuleGroup } from '../metrics/rules.ts';
 import type { ChangeRule, ChangeSettings } from './types.ts';
@@ -21,24 +21,7 @@ export function changeAlertName(metric: string, tier: ChangeSettings['tier'] = '
 
 /** The metrics with a change alert and each enabled tier's settings: `change: true`, or unset on a page-severity metric with an alert. */
 export function changeRulesFromConfig(alerts: RagwatchConfig['alerts']): { rules: ChangeRule[]; tiers: ChangeSettings[] } {
-  const c = alerts.change;
-  const rules = flagRulesFromConfig(alerts);
-  const tiers = (['page', 'ticket'] as const)
-    .filter((tier) => c[tier].enabled)
-    .map((tier) => ({
-      tier,
-      windowMs: requireDurationMs(c[tier].window),
-      shortWindowMs: requireDurationMs(c[tier].shortWindow),
-      baselineMs: requireDurationMs(c[tier].baseline),
-      stepMs: tier === 'page' ? 60_000 : 300_000,
-      minBaselineSamples: c.minBaselineSamples,
-      minSamples: c.minSamples,
-      z: c.z,
-      minRatio: c[tier].minRatio,
-      minIncrease: c[tier].minIncrease,
-      keepFiringForMs: requireDurationMs(alerts.keepFiringFor),
-    }));
-  return { rules, tiers };
+  return { rules: flagRulesFromConfig(alerts), tiers: changeTiersFromConfig(alerts) };
 }
 
 /** Name of a recorded change series (`ragwatch:change_z:page_long`, `ragwatch:change_samples:ticket_baseline`). */

@@ -5,26 +5,13 @@
  * @module
  */
 import type { FlagRule } from '../metrics/flag-rules.ts';
+import type { ChangeTierSettings } from '../metrics/change-tiers.ts';
 import type { FlagCounts } from '../metrics/flag-series.ts';
 
 export type { FlagCounts };
 
-/** Resolved settings of one tier of change alerts (durations in milliseconds). */
-export interface ChangeSettings {
-  /** `page` (a sudden drop) or `ticket` (a slow drift): the severity label and the alert name's suffix. */
-  tier: 'page' | 'ticket';
-  windowMs: number;
-  shortWindowMs: number;
-  baselineMs: number;
-  /** Resolution of the in-process snapshots (1 minute for a page, 5 for a ticket). */
-  stepMs: number;
-  minBaselineSamples: number;
-  minSamples: number;
-  z: number;
-  minRatio: number;
-  minIncrease: number;
-  keepFiringForMs: number;
-}
+/** Resolved settings of one tier of the change test (`metrics/change-tiers.ts`). */
+export type ChangeSettings = ChangeTierSettings;
 
 /** One metric's change alert: its cut (the threshold). */
 export type ChangeRule = FlagRule;

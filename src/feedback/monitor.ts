@@ -8,24 +8,13 @@
  * @module
  */
 import { Gauge, type Registry } from 'prom-client';
+import type { ChangeTierSettings } from '../metrics/change-tiers.ts';
 import { FlagSeries, type FlagCounts } from '../metrics/flag-series.ts';
 import type { AlertNotice, AlertNotifier } from '../metrics/notifier.ts';
 import type { FeedbackItem } from './types.ts';
 
-/** The settings of one tier (the change alerts' resolved `ChangeSettings`). */
-export interface FeedbackTier {
-  tier: 'page' | 'ticket';
-  windowMs: number;
-  shortWindowMs: number;
-  baselineMs: number;
-  stepMs: number;
-  minBaselineSamples: number;
-  minSamples: number;
-  z: number;
-  minRatio: number;
-  minIncrease: number;
-  keepFiringForMs: number;
-}
+/** The settings of one tier: the change alerts' own, with the feedback alert's sample minimums. */
+export type FeedbackTier = ChangeTierSettings;
 
 /** What the change test says of one series (the change room's verdict, structurally). */
 export interface FeedbackVerdict {

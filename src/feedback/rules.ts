@@ -7,7 +7,7 @@
  * @module
  */
 import type { RagwatchConfig } from '../config/schema.ts';
-import { requireDurationMs } from '../metrics/duration.ts';
+import { changeTiersFromConfig } from '../metrics/change-tiers.ts';
 import type { RuleGroup } from '../metrics/rules.ts';
 import { feedbackAlertName, type FeedbackTier } from './monitor.ts';
 
@@ -17,22 +17,7 @@ const TOTAL = 'ragwatch_feedback_total';
 export function feedbackTiersFromConfig(config: RagwatchConfig): FeedbackTier[] {
   const f = config.feedback;
   if (!f.enabled || !f.alert.enabled) return [];
-  const c = config.alerts.change;
-  return (['page', 'ticket'] as const)
-    .filter((tier) => c[tier].enabled)
-    .map((tier) => ({
-      tier,
-      windowMs: requireDurationMs(c[tier].window),
-      shortWindowMs: requireDurationMs(c[tier].shortWindow),
-      baselineMs: requireDurationMs(c[tier].baseline),
-      stepMs: tier === 'page' ? 60_000 : 300_000,
-      minBaselineSamples: f.alert.minBaselineSamples,
-      minSamples: f.alert.minSamples,
-      z: c.z,
-      minRatio: c[tier].minRatio,
-      minIncrease: c[tier].minIncrease,
-      keepFiringForMs: requireDurationMs(config.alerts.keepFiringFor),
-    }));
+  return changeTiersFromConfig(config.alerts, f.alert);
 }
 
 /** Name of a recorded feedback series (`ragwatch:feedback_share:page_long`). */
