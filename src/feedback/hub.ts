@@ -36,6 +36,9 @@ export interface FeedbackHubOptions {
   now?: () => number;
 }
 
+/** Item ids remembered to recognise a redelivery (a span's items have ids derived from the span). */
+const RECENT_IDS = 10_000;
+
 /** The body of `POST /v1/ragwatch/feedback`. */
 const apiSchema = z
   .object({
@@ -63,6 +66,8 @@ export class FeedbackHub implements FeedbackView {
   readonly #services: LabelBound;
   readonly #releases = new Map<string, LabelBound>();
   readonly #now: () => number;
+  /** Id → what it said, for the items submitted lately (oldest first), so that a redelivery is not counted twice. */
+  readonly #recent = new Map<string, string>();
 
   constructor(options: FeedbackHubOptions) {
     this.#o = options;
@@ -71,8 +76,9 @@ export class FeedbackHub implements FeedbackView {
     this.#services = new LabelBound(options.services.max, options.services.allow);
     const registers = [options.registry];
     this.#total = new Counter({ name: 'ragwatch_feedback_total', help: "End users' feedback received, by service, release and value (positive, neutral, negative): every item, on sampled answers or not (docs/feedback.md).", labelNames: ['service', 'release', 'value'], registers });
-    this.#dropped = new Counter({ name: 'ragwatch_feedback_dropped_total', help: 'Feedback items not kept, by reason (store_error).', labelNames: ['reason'], registers });
+    this.#dropped = new Counter({ name: 'ragwatch_feedback_dropped_total', help: 'Feedback items not kept, by reason: store_error, duplicate (an item with an id submitted lately: a span delivered again by an exporter retry or a topic re-read).', labelNames: ['reason'], registers });
     this.#dropped.inc({ reason: 'store_error' }, 0);
+    this.#dropped.inc({ reason: 'duplicate' }, 0);
   }
 
   /** The value rules in use (the span reader needs them). */
@@ -119,6 +125,10 @@ export class FeedbackHub implements FeedbackView {
   /** Feedback this process received: counted, redacted, kept and/or shared. Returns the stored form. Never throws. */
   submit(raw: RawFeedback): FeedbackItem {
     const item = this.#finish(raw);
+    if (this.#seenLately(item)) {
+      this.#dropped.inc({ reason: 'duplicate' });
+      return item;
+    }
     this.#total.inc({ service: item.service, release: item.release ?? OTHER, value: item.polarity });
     this.#keep(item);
     this.#o.publish?.(item);
@@ -135,6 +145,19 @@ export class FeedbackHub implements FeedbackView {
     const items = this.#o.store?.items(sinceMs) ?? [];
     for (const i of items) this.#o.monitor?.add(i);
     return items.length;
+  }
+
+  /**
+   * True when the same item (id and what it says) was submitted among the last {@link RECENT_IDS}:
+   * a redelivery. The same id saying something else is a user changing their mind. Remembers it.
+   */
+  #seenLately(item: FeedbackItem): boolean {
+    const says = `${item.kind}:${item.value}:${item.comment ?? ''}`;
+    if (this.#recent.get(item.id) === says) return true;
+    this.#recent.delete(item.id);
+    this.#recent.set(item.id, says);
+    if (this.#recent.size > RECENT_IDS) this.#recent.delete(this.#recent.keys().next().value!);
+    return false;
   }
 
   #keep(item: FeedbackItem): void {

@@ -172,6 +172,12 @@ describe('feedback joined with the verdicts, across a restart', () => {
       expect(await get(onAttr.traceId)).toEqual([expect.objectContaining({ kind: 'thumbs', value: 0, comment: 'wrong, ask <EMAIL_1>', source: 'span' })]);
       expect(await get(onEvent.traceId)).toEqual([expect.objectContaining({ kind: 'rating', value: 5 })]);
       expect(await get(onAnnotation.traceId)).toEqual([expect.objectContaining({ kind: 'thumbs', value: 1 })]);
+
+      // The same spans delivered again (an exporter's retry): the item is not counted a second time.
+      const { body } = openInferenceTrace({ ...CLOCK_TOWER, service: 'span-app', rootAttributes: { 'user.feedback': 'thumbs_down' } });
+      for (let i = 0; i < 2; i++) expect((await postOtlp(`http://127.0.0.1:${r.app.otlp.port}/v1/traces`, JSON.stringify(body), 'application/json', { authorization: `Bearer ${TOKEN}` })).status).toBe(200);
+      await waitFor(async () => (metricValue(await r.metrics(), 'ragwatch_feedback_dropped_total', { reason: 'duplicate' }) ?? 0) === 1, 20_000);
+      expect(metricValue(await r.metrics(), 'ragwatch_feedback_total', { service: 'span-app', value: 'negative' })).toBe(2);
     } finally {
       await r.app.shutdown();
     }
