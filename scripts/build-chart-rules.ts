@@ -7,7 +7,7 @@
  *
  * `--check` writes nothing and exits 1 when a committed file differs. `--values FILE` prints the rules
  * for another values file's `config` (what `ragwatch rules -c` prints for that config, with its
- * `evaluators.files` and without the sections whose credentials live in Secrets), e.g.
+ * `evaluators.files`; credentials and TLS files, which live in Secrets, are not needed), e.g.
  * `node scripts/build-chart-rules.ts --values my-values.yaml > rules.yaml`.
  * @module
  */
@@ -34,24 +34,19 @@ export function valuesConfig(valuesFile: string): Record<string, unknown> {
 }
 
 /**
- * Sections the rules never read whose credentials (SASL, Langfuse keys) the chart takes from Secrets, or
- * that name files inside the pods: left out, so the config loads here without them.
- */
-const NOT_IN_RULES = ['transport', 'ingest', 'evaluationExport', 'probes', 'exams'];
-
-/**
- * The rules of a values file: generated from its `config` without {@link NOT_IN_RULES}, with the
+ * The rules of a values file: generated from its `config` (loaded offline, as `ragwatch rules` loads it:
+ * the credentials the pods get from Secrets and the TLS files mounted in them are not needed), with the
  * evaluators of `evaluators.files` (written to a temporary directory, removed after) as the chart mounts them.
  */
 export function rulesOfValues(valuesFile: string): string {
   const values = (parse(readFileSync(valuesFile, 'utf8')) ?? {}) as { config?: Record<string, unknown>; evaluators?: { files?: Record<string, string> } };
-  const config = Object.fromEntries(Object.entries(values.config ?? {}).filter(([k]) => !NOT_IN_RULES.includes(k)));
+  const config = values.config ?? {};
   const files = values.evaluators?.files ?? {};
-  if (Object.keys(files).length === 0) return rulesYaml(loadConfig({ env: {}, overrides: config }));
+  if (Object.keys(files).length === 0) return rulesYaml(loadConfig({ env: {}, overrides: config, offline: true }));
   const dir = mkdtempSync(join(tmpdir(), 'ragwatch-evaluators-'));
   try {
     for (const [name, content] of Object.entries(files)) writeFileSync(join(dir, basename(name)), content);
-    return rulesYaml(loadConfig({ env: {}, overrides: { ...config, evaluators: dir } }));
+    return rulesYaml(loadConfig({ env: {}, overrides: { ...config, evaluators: dir }, offline: true }));
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -61,7 +56,7 @@ export function rulesOfValues(valuesFile: string): string {
 export function buildChartRules(check: boolean): string[] {
   const config = valuesConfig(join(CHART, 'values.yaml'));
   const outputs: Record<string, string> = {
-    'files/rules.yaml': rulesYaml(loadConfig({ env: {}, overrides: config })),
+    'files/rules.yaml': rulesYaml(loadConfig({ env: {}, overrides: config, offline: true })),
     'files/rules-alerts.yaml': stringify(config.alerts ?? {}, { lineWidth: 0 }),
   };
   const stale: string[] = [];

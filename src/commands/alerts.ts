@@ -57,7 +57,7 @@ notified. Exit 0 (also when alerts fired), 2 on a bad configuration or file.`,
   async run(argv) {
     const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: { config: { type: 'string', short: 'c' }, json: { type: 'boolean', default: false }, html: { type: 'string' } } });
     if (positionals[0] !== 'backtest' || positionals.length !== 2) throw new ConfigError(`usage: ragwatch alerts backtest SCORES.jsonl [-c FILE] [--json] (got: ${positionals.join(' ') || 'nothing'})`, []);
-    const config = loadConfig(values.config ? { file: values.config } : {});
+    const config = loadConfig({ ...(values.config ? { file: values.config } : {}), offline: true });
     const file = positionals[1]!;
     let replayed: ReadonlyArray<{ ms: number; record: ScoreRecord }> = [];
     const report = await backtest(config, scoreFileLines(file), values.html ? (r) => (replayed = r) : undefined);

@@ -53,7 +53,7 @@ split by triplet id).
   async run(argv) {
     const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: { json: { type: 'boolean', default: false }, alpha: { type: 'string' }, out: { type: 'string' }, config: { type: 'string', short: 'c' } } });
     if (positionals.length !== 1) throw new ConfigError(`ragwatch calibrate: expected one LABELS.jsonl argument\n${calibrateCommand.usage}`, ['LABELS']);
-    const config = loadConfig(values.config ? { file: values.config } : {});
+    const config = loadConfig({ ...(values.config ? { file: values.config } : {}), offline: true });
     const alpha = values.alpha === undefined ? config.calibration.alpha : Number(values.alpha);
     if (!(alpha > 0 && alpha < 1)) throw new ConfigError(`ragwatch calibrate: --alpha must be in (0, 1), got "${values.alpha}"`, ['--alpha']);
     const file = positionals[0]!;

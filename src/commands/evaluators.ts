@@ -159,7 +159,7 @@ export const evaluatorsCommand: Command = {
     });
     const [sub, ...rest] = positionals;
     const overrides = values.evaluators !== undefined ? { evaluators: values.evaluators } : undefined;
-    const loaded = loadConfig({ ...(values.config ? { file: values.config } : {}), ...(overrides ? { overrides } : {}) });
+    const loaded = loadConfig({ ...(values.config ? { file: values.config } : {}), ...(overrides ? { overrides } : {}), offline: true });
     const only = values.evaluator ?? [];
     for (const name of only) if (!loaded.evaluators.some((e) => e.name === name)) throw new ConfigError(`--evaluator ${name}: no such evaluator (configured: ${loaded.evaluators.map((e) => e.name).join(', ') || 'none'})`, ['--evaluator']);
     const config: RagwatchConfig = only.length === 0 ? loaded : { ...loaded, evaluators: loaded.evaluators.filter((e) => only.includes(e.name)) };

@@ -56,7 +56,7 @@ export const extractCommand: Command = {
       options: { config: { type: 'string', short: 'c' }, logs: { type: 'string', multiple: true }, explain: { type: 'boolean', default: false } },
     });
     if (positionals.length === 0) throw new ConfigError('extract: no trace file given', []);
-    const config = loadConfig(values.config ? { file: values.config } : {});
+    const config = loadConfig({ ...(values.config ? { file: values.config } : {}), offline: true });
     const outcomes: GenerationOutcome[] = [];
     const ignored: string[] = [];
     const capture = new Capture({

@@ -62,7 +62,7 @@ Exit 0 no_worse, 1 worse, 3 inconclusive, 2 on a bad configuration or file.`,
     if (positionals[0] !== 'compare' || positionals.length !== 2) throw new ConfigError(`usage: ragwatch release compare SCORES.jsonl --baseline V1 --candidate V2 (got: ${positionals.join(' ') || 'nothing'})`, []);
     if (!values.baseline || !values.candidate) throw new ConfigError('ragwatch release compare needs --baseline and --candidate (release names, as in the records\' "release")', []);
     if (values.baseline === values.candidate) throw new ConfigError(`--baseline and --candidate are the same release (${values.baseline})`, []);
-    const config = loadConfig(values.config ? { file: values.config } : {});
+    const config = loadConfig({ ...(values.config ? { file: values.config } : {}), offline: true });
     const file = positionals[1]!;
     const { records, rejected } = await readScoreLines(scoreFileLines(file), metricRegistryOf(config));
     const { rules, releases } = sliceSettingsFromConfig({ ...config.alerts, slices: { ...config.alerts.slices, enabled: true } });

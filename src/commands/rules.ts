@@ -20,7 +20,7 @@ Prints a Prometheus rule file (groups: recording, alerts) to stdout; load it wit
 check it with "promtool check rules".`,
   async run(argv) {
     const { values } = parseArgs({ args: argv, options: { config: { type: 'string', short: 'c' } } });
-    const config = loadConfig(values.config ? { file: values.config } : {});
+    const config = loadConfig({ ...(values.config ? { file: values.config } : {}), offline: true });
     process.stdout.write(stringify(generateRules(config), { lineWidth: 0 }));
   },
 };

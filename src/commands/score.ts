@@ -72,7 +72,7 @@ Exit code 1 when a line fails or a --min gate is not met.
     if (values.judge !== undefined || values.concurrency !== undefined) {
       overrides.judge = { ...(values.judge !== undefined ? { kind: values.judge } : {}), ...(values.concurrency !== undefined ? { concurrency: Number(values.concurrency) } : {}) };
     }
-    const config = loadConfig({ ...(values.config ? { file: values.config } : {}), overrides });
+    const config = loadConfig({ ...(values.config ? { file: values.config } : {}), overrides, offline: true });
     const gates = parseMin(values.min ?? [], metricRegistryOf(config));
     const judge = createJudge(config, { instruments: createInstruments({ processMetrics: false }) });
     await judge.init();

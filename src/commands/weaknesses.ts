@@ -42,7 +42,7 @@ Benjamini-Hochberg at 5 % over all cells, at least --min-count answers, its 95 %
     const minCount = Number(values['min-count']);
     if (!Number.isInteger(k) || k < 1 || k > 100) throw new ConfigError('ragwatch weaknesses: --topics must be an integer in [1,100]', ['--topics']);
     if (!Number.isInteger(minCount) || minCount < 2) throw new ConfigError('ragwatch weaknesses: --min-count must be an integer >= 2', ['--min-count']);
-    const config = loadConfig(values.config ? { file: values.config } : {});
+    const config = loadConfig({ ...(values.config ? { file: values.config } : {}), offline: true });
     const file = positionals[0]!;
     const answers: LabelledTriplet[] = [];
     for (const { line, raw } of readJsonLines(file, 'weaknesses', 'FILE')) {

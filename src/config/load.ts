@@ -65,6 +65,55 @@ export interface LoadConfigOptions {
   file?: string;
   /** Values that win over file and environment (e.g. CLI flags), as a nested object. */
   overrides?: Record<string, unknown>;
+  /**
+   * The caller connects to no Kafka cluster and exports nothing: it only derives artifacts or reports
+   * from the config (`ragwatch rules`, `evaluators`, offline analysis). The credentials only a connection
+   * uses ({@link CONNECTION_CREDENTIALS}: SASL username and password, Langfuse keys) may then be absent,
+   * and the Kafka TLS files are not read; every other key is validated as for a role. Never set it for a
+   * role that connects: its config carries a placeholder where a credential was absent. Default false.
+   */
+  offline?: boolean;
+}
+
+/**
+ * Credentials a connection needs, which an offline load lets be absent: `[section, key, env, when]` —
+ * `key` of the object at `section`, required once that object sets `when`.
+ */
+export const CONNECTION_CREDENTIALS: ReadonlyArray<readonly [section: string, key: string, env: string, when: string]> = [
+  ['transport.kafka.sasl', 'username', 'RAGWATCH_KAFKA_SASL_USERNAME', 'mechanism'],
+  ['transport.kafka.sasl', 'password', 'RAGWATCH_KAFKA_SASL_PASSWORD', 'mechanism'],
+  ['ingest.kafka.sasl', 'username', 'RAGWATCH_INGEST_KAFKA_SASL_USERNAME', 'mechanism'],
+  ['ingest.kafka.sasl', 'password', 'RAGWATCH_INGEST_KAFKA_SASL_PASSWORD', 'mechanism'],
+  ['evaluationExport.langfuse', 'publicKey', 'LANGFUSE_PUBLIC_KEY', 'baseUrl'],
+  ['evaluationExport.langfuse', 'secretKey', 'LANGFUSE_SECRET_KEY', 'baseUrl'],
+];
+/** TLS file keys of the Kafka connections, read by the loader (PEM files inside the pod); an offline load skips them. */
+const KAFKA_TLS_FILES: ReadonlyArray<readonly [section: string, keys: readonly string[]]> = [
+  ['transport.kafka.tls', ['caFile', 'certFile', 'keyFile']],
+  ['ingest.kafka.tls', ['caFile', 'certFile', 'keyFile']],
+];
+
+function objectAt(root: Record<string, unknown>, path: string): Record<string, unknown> | undefined {
+  let node: unknown = root;
+  for (const key of path.split('.')) node = isPlainObject(node) ? node[key] : undefined;
+  return isPlainObject(node) ? node : undefined;
+}
+
+/**
+ * An offline load's input: an absent connection credential gets a placeholder naming its variable (so
+ * the rest of its section is still validated: mechanism, PLAIN without TLS…), TLS file paths are dropped.
+ */
+function withoutConnectionSecrets(raw: Record<string, unknown>): Record<string, unknown> {
+  const out = structuredClone(raw);
+  for (const [section, key, env, when] of CONNECTION_CREDENTIALS) {
+    const node = objectAt(out, section);
+    if (node?.[when] !== undefined && (node[key] === undefined || node[key] === '')) node[key] = `(offline load: ${env} not read)`;
+  }
+  for (const [section, keys] of KAFKA_TLS_FILES) {
+    const node = objectAt(out, section);
+    if (node) for (const key of keys) delete node[key];
+  }
+  return out;
 }
 
 /** Where a config value came from, to name it in error messages. */
@@ -232,6 +281,7 @@ export function loadConfig(options: LoadConfigOptions = {}): RagwatchConfig {
   if (options.overrides) raw = deepMerge(raw, options.overrides);
   // A file or directory of evaluators: relative to the config file when the path came from it.
   if (typeof raw.evaluators === 'string') raw.evaluators = readEvaluatorFiles(resolve(file && !options.overrides?.evaluators ? dirname(resolve(file)) : '.', raw.evaluators), origins);
+  if (options.offline) raw = withoutConnectionSecrets(raw);
 
   const result = configSchema.safeParse(raw);
   if (!result.success) {
