@@ -83,9 +83,26 @@ export interface EnvVar {
   value?: string;
   valueFrom?: { secretKeyRef?: { name: string; key: string } };
 }
+/** Keys of a Secret projected as files (`path` under the mount; all keys by their names when absent). */
+interface SecretProjection {
+  items?: Array<{ key: string; path: string }>;
+}
+/** A pod volume as the chart renders it. */
+export interface PodVolume {
+  name: string;
+  configMap?: { name: string };
+  secret?: SecretProjection & { secretName: string };
+  projected?: { sources: Array<{ secret?: SecretProjection & { name: string } }> };
+}
 interface PodTemplate {
-  containers: Array<{ args?: string[]; env?: EnvVar[]; volumeMounts?: Array<{ name: string; mountPath: string }> }>;
-  volumes?: Array<{ name: string; configMap?: { name: string } }>;
+  containers: Array<{ args?: string[]; env?: EnvVar[]; volumeMounts?: Array<{ name: string; mountPath: string; readOnly?: boolean }> }>;
+  volumes?: PodVolume[];
+}
+
+/** The Secrets a volume projects: `[secret name, projection]` for a secret volume or each secret source of a projected one. */
+export function secretsOfVolume(volume: PodVolume | undefined): Array<[string, SecretProjection]> {
+  if (volume?.secret) return [[volume.secret.secretName, volume.secret]];
+  return (volume?.projected?.sources ?? []).flatMap((s) => (s.secret ? [[s.secret.name, s.secret] as [string, SecretProjection]] : []));
 }
 /** A rendered Deployment with the parts the pod helpers read. */
 export type DeploymentObject = K8sObject & { spec: { template: { spec: PodTemplate } } };
@@ -103,7 +120,8 @@ export type FakeSecrets = Record<string, Record<string, string>>;
 /**
  * The pod of `deployment` laid out as the kubelet would lay it out, under `dir`: each ConfigMap volume's
  * files written at `dir` + its mountPath (from the rendered ConfigMaps; a ConfigMap not rendered must be
- * in `extraConfigMaps`), and the container environment with every `secretKeyRef` resolved from `secrets`
+ * in `extraConfigMaps`), each Secret volume's (or projected Secret source's) keys from `secrets` (one not
+ * there throws), and the container environment with every `secretKeyRef` resolved from `secrets`
  * (a reference to a Secret or key not there throws). Paths under the mounts, in the environment and in
  * the mounted files, are moved under `dir`, so ragwatch reads the pod's files here.
  */
@@ -118,6 +136,16 @@ export function podEnvironment(objects: readonly K8sObject[], deployment: Deploy
   const escaped = paths.map((p) => p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
   const relocate = (text: string) => (paths.length === 0 ? text : text.replace(new RegExp(`(?<![\\w/.-])(${escaped.join('|')})(?=[/\\s"']|$)`, 'gm'), (m) => join(dir, m)));
   for (const m of mounts) {
+    for (const [name, projection] of secretsOfVolume(m.volume)) {
+      const data = secrets[name];
+      if (!data) throw new Error(`${deployment.metadata.name} mounts Secret ${name}, which the test does not have`);
+      const at = join(dir, m.mountPath);
+      mkdirSync(at, { recursive: true });
+      for (const { key, path } of projection.items ?? Object.keys(data).map((k) => ({ key: k, path: k }))) {
+        if (data[key] === undefined) throw new Error(`${deployment.metadata.name} mounts key ${key} of Secret ${name}, which the test does not have`);
+        writeFileSync(join(at, path), data[key]);
+      }
+    }
     if (!m.volume?.configMap) continue;
     const data = configMaps.get(m.volume.configMap.name);
     if (!data) throw new Error(`${deployment.metadata.name} mounts ConfigMap ${m.volume.configMap.name}, which is neither rendered nor given`);
@@ -138,9 +166,10 @@ export function podEnvironment(objects: readonly K8sObject[], deployment: Deploy
 }
 
 /**
- * Fake values for every Secret the rendered Deployments reference: a Secret the chart renders keeps its
- * own data; any other key gets a distinct value of 32 characters (the OTLP headers variable a
- * `key=value` list), so a test can tell which Secret a loaded config key came from.
+ * Fake values for every Secret the rendered Deployments reference or mount: a Secret the chart renders
+ * keeps its own data; any other key gets a distinct value of 32 characters (the OTLP headers variable a
+ * `key=value` list; a mounted key PEM-looking text), so a test can tell which Secret a loaded config key
+ * came from.
  */
 export function fakeSecretsFor(objects: readonly K8sObject[]): FakeSecrets {
   const out: FakeSecrets = {};
@@ -148,6 +177,12 @@ export function fakeSecretsFor(objects: readonly K8sObject[]): FakeSecrets {
     out[s.metadata.name] = Object.fromEntries(Object.entries(s.data ?? {}).map(([k, v]) => [k, Buffer.from(v, 'base64').toString('utf8')]));
   }
   for (const d of ofKind<DeploymentObject>(objects, 'Deployment')) {
+    // Mounted Secrets (Kafka TLS files): PEM-looking text naming the Secret and key.
+    for (const volume of d.spec.template.spec.volumes ?? []) {
+      for (const [name, projection] of secretsOfVolume(volume)) {
+        for (const { key } of projection.items ?? []) (out[name] ??= {})[key] ??= `-----BEGIN ${key.endsWith('key') ? 'PRIVATE KEY' : 'CERTIFICATE'}-----\n${name}.${key}\n-----END-----\n`;
+      }
+    }
     for (const e of d.spec.template.spec.containers[0]!.env ?? []) {
       const ref = e.valueFrom?.secretKeyRef;
       if (!ref || out[ref.name]?.[ref.key] !== undefined) continue;

@@ -17,8 +17,9 @@ import { loadConfig } from '../../src/config/load.ts';
 import type { RagwatchConfig } from '../../src/config/schema.ts';
 import { feedbackRoute } from '../../src/roles/feedback.ts';
 import { otlpTopicConnection } from '../../src/roles/otlp-topics.ts';
+import { kafkaConfigOf } from '../../src/transport/kafka-client.ts';
 import { BIN, ROOT } from '../helpers/process.ts';
-import { CHART, deploymentOf, fakeSecretsFor, helmTemplate, ofKind, podEnvironment, validateObject, type DeploymentObject, type FakeSecrets, type K8sObject } from './chart-render.ts';
+import { CHART, deploymentOf, fakeSecretsFor, helmTemplate, ofKind, podEnvironment, secretsOfVolume, validateObject, type DeploymentObject, type FakeSecrets, type K8sObject } from './chart-render.ts';
 
 const CRDS = ['--api-versions', 'monitoring.coreos.com/v1'];
 const EVALUATORS = join(ROOT, 'config', 'examples', 'evaluators');
@@ -45,7 +46,10 @@ function pod(objects: K8sObject[], command: string, secrets: FakeSecrets, extraC
   return { deployment, env, config: loadConfig({ env }) };
 }
 
-/** `ragwatch evaluators validate` (which loads the whole config) with the pod's environment: the real CLI accepts it. */
+/**
+ * `ragwatch evaluators validate` (which loads the whole config, offline: credentials and TLS files are
+ * checked by {@link pod}'s loadConfig, as the roles load it) with the pod's environment: the real CLI accepts it.
+ */
 function cliAccepts(p: Pod): void {
   const res = spawnSync(process.execPath, [BIN, 'evaluators', 'validate'], { cwd: ROOT, env: { PATH: process.env.PATH, ...p.env }, encoding: 'utf8' });
   expect(res.stderr, p.deployment.metadata.name).toBe('');
@@ -196,6 +200,93 @@ describe('helm chart: all-in-one with the same features', () => {
   });
 });
 
+describe('helm chart: Kafka TLS files from Secrets (private CA, mutual TLS)', () => {
+  const mutualTls = ['--set', 'kafka.tls.clientCert.secretName=ragwatch-user', '--set', 'kafka.tls.clientCert.certKey=user.crt', '--set', 'kafka.tls.clientCert.keyKey=user.key'];
+  const rules = rulesFor(SPLIT, false);
+  const objects = helmTemplate(['-f', SPLIT, ...mutualTls, '--set-file', `prometheusRule.rules=${rules}`, ...CRDS]);
+  const secrets = fakeSecretsFor(objects);
+  const commands = ['collector', 'assembler', 'scorer', 'slices'];
+  const pods = Object.fromEntries(commands.map((c) => [c, pod(objects, c, secrets)])) as Record<string, Pod>;
+  const configMap = ofKind<K8sObject & { data: Record<string, string> }>(objects, 'ConfigMap').find((c) => c.metadata.name === 'rw-ragwatch-config')!;
+  /** The mounted files of a pod: absolute path in the pod → [Secret, key]. */
+  const mountedFiles = (d: DeploymentObject) => {
+    const spec = d.spec.template.spec;
+    const files = new Map<string, [string, string]>();
+    for (const m of spec.containers[0]!.volumeMounts ?? []) {
+      for (const [name, projection] of secretsOfVolume(spec.volumes?.find((v) => v.name === m.name))) {
+        expect(m.readOnly, `${d.metadata.name} ${m.mountPath}`).toBe(true);
+        for (const item of projection.items ?? []) files.set(`${m.mountPath}/${item.path}`, [name, item.key]);
+      }
+    }
+    return files;
+  };
+
+  it('renders valid objects that pass helm lint --strict; every pod config loads in the real CLI', () => {
+    const lint = runHelm(['lint', '--strict', CHART, '-f', SPLIT, ...mutualTls, '--set-file', `prometheusRule.rules=${rules}`]);
+    expect(lint.stdout + lint.stderr).toContain('1 chart(s) linted, 0 chart(s) failed');
+    for (const obj of objects) expect(() => validateObject(obj), `${obj.kind}/${obj.metadata.name}`).not.toThrow();
+    for (const c of commands) cliAccepts(pods[c]!);
+  });
+
+  it('every pod mounts the transport cluster\'s CA and client certificate; only the collectors the ingest cluster\'s CA', () => {
+    const transportFiles = [
+      ['/etc/ragwatch-kafka-tls/ca.crt', ['kafka-cluster-ca-cert', 'ca.crt']],
+      ['/etc/ragwatch-kafka-tls/tls.crt', ['ragwatch-user', 'user.crt']],
+      ['/etc/ragwatch-kafka-tls/tls.key', ['ragwatch-user', 'user.key']],
+    ];
+    for (const c of commands) {
+      const expected = c === 'collector' ? [...transportFiles, ['/etc/ragwatch-ingest-kafka-tls/ca.crt', ['otel-kafka-ca', 'ca.crt']]] : transportFiles;
+      expect([...mountedFiles(pods[c]!.deployment)].sort(), c).toEqual(expected.sort());
+    }
+  });
+
+  it('the config\'s file paths are the mounted files, and the loaded connection carries the Secrets\' PEM to kafkajs', () => {
+    for (const c of commands) {
+      const d = pods[c]!.deployment;
+      const rendered = parse(configMap.data[pods[c]!.env.RAGWATCH_CONFIG!.split('/').pop()!]!) as { transport: { kafka: { tls: Record<string, unknown> } }; ingest?: { kafka: { tls: Record<string, unknown> } } };
+      const files = mountedFiles(d);
+      for (const tls of [rendered.transport.kafka.tls, rendered.ingest?.kafka.tls].filter((t) => t !== undefined)) {
+        for (const key of ['caFile', 'certFile', 'keyFile'] as const) if (tls[key] !== undefined) expect(files.has(tls[key] as string), `${c} ${key} ${String(tls[key])}`).toBe(true);
+      }
+      expect(rendered.transport.kafka.tls).toEqual({ enabled: true, caFile: '/etc/ragwatch-kafka-tls/ca.crt', certFile: '/etc/ragwatch-kafka-tls/tls.crt', keyFile: '/etc/ragwatch-kafka-tls/tls.key' });
+      expect(kafkaConfigOf(pods[c]!.config.transport.kafka).ssl, c).toEqual({
+        rejectUnauthorized: true,
+        ca: [secrets['kafka-cluster-ca-cert']!['ca.crt']],
+        cert: secrets['ragwatch-user']!['user.crt'],
+        key: secrets['ragwatch-user']!['user.key'],
+      });
+    }
+    const ingest = kafkaConfigOf(otlpTopicConnection(pods.collector!.config)).ssl;
+    expect(ingest).toEqual({ rejectUnauthorized: true, ca: [secrets['otel-kafka-ca']!['ca.crt']] });
+    for (const c of ['assembler', 'scorer', 'slices']) expect(pods[c]!.config.ingest.kafka.enabled, c).toBe(false);
+  });
+
+  it('the PEM is mounted, never inlined: in no ConfigMap and no environment variable', () => {
+    const inlined = JSON.stringify(ofKind(objects, 'ConfigMap')) + JSON.stringify(ofKind<DeploymentObject>(objects, 'Deployment').map((d) => d.spec.template.spec.containers[0]!.env));
+    for (const [name, key] of [['kafka-cluster-ca-cert', 'ca.crt'], ['ragwatch-user', 'user.crt'], ['ragwatch-user', 'user.key'], ['otel-kafka-ca', 'ca.crt']] as const) {
+      expect(inlined).not.toContain(secrets[name]![key]!.split('\n')[1]);
+      expect(inlined).not.toContain(`"${name}"`);
+    }
+  });
+
+  it('`ragwatch rules -c` on the rendered ragwatch.yaml (Secrets and mounts absent here) prints the PrometheusRule the chart renders', () => {
+    const file = join(mkdtempSync(join(tmp, 'rendered-')), 'ragwatch.yaml');
+    writeFileSync(file, configMap.data['ragwatch.yaml']!);
+    const [rule] = ofKind<K8sObject & { spec: unknown }>(objects, 'PrometheusRule');
+    expect(parse(ragwatchRules(file))).toEqual(rule!.spec);
+  });
+
+  it('extraVolumes and extraVolumeMounts reach every pod', () => {
+    const extra = helmTemplate(['-f', SPLIT, '--set', 'prometheusRule.enabled=false', '--set', 'extraVolumes[0].name=judge-ca', '--set', 'extraVolumes[0].configMap.name=corp-ca', '--set', 'extraVolumeMounts[0].name=judge-ca', '--set', 'extraVolumeMounts[0].mountPath=/etc/corp-ca', '--set', 'extraVolumeMounts[0].readOnly=true']);
+    for (const c of commands) {
+      const spec = deploymentOf(extra, c).spec.template.spec;
+      expect(spec.volumes, c).toContainEqual({ name: 'judge-ca', configMap: { name: 'corp-ca' } });
+      expect(spec.containers[0]!.volumeMounts, c).toContainEqual({ name: 'judge-ca', mountPath: '/etc/corp-ca', readOnly: true });
+    }
+    for (const obj of extra) expect(() => validateObject(obj), `${obj.kind}/${obj.metadata.name}`).not.toThrow();
+  });
+});
+
 describe('helm chart: refusals name the values key', () => {
   const refusals: Array<[string, string[], string]> = [
     ['a Langfuse key inline', ['-f', ALL_IN_ONE, '--set', 'config.evaluationExport.langfuse.secretKey=sk-lf-inline'], 'evaluationExport.langfuse.secretName'],
@@ -214,6 +305,12 @@ describe('helm chart: refusals name the values key', () => {
     ['bundled rules with evaluator files', [...CRDS, ...evaluatorFileArgs], 'prometheusRule.rules'],
     ['bundled rules with the feedback alert changed', [...CRDS, '--set', 'config.feedback.alert.minSamples=50'], 'config.feedback'],
     ['an evaluator file not named *.yaml (values.schema.json)', ['--set', 'evaluators.files.cites=x'], "'cites' does not match pattern"],
+    ['a Kafka CA Secret with TLS off', ['-f', SPLIT, '--set', 'config.transport.kafka.tls.enabled=false'], 'config.transport.kafka.tls.enabled'],
+    ['a Kafka CA Secret and a caFile', ['-f', SPLIT, '--set', 'config.transport.kafka.tls.caFile=/etc/ssl/ca.pem'], 'kafka.tls.ca.secretName'],
+    ['a client certificate Secret and a keyFile', ['-f', SPLIT, '--set', 'kafka.tls.clientCert.secretName=u', '--set', 'config.transport.kafka.tls.keyFile=/k'], 'kafka.tls.clientCert.secretName'],
+    ['an ingest.kafka CA Secret without brokers of its own', ['-f', ALL_IN_ONE, '--set', 'ingest.kafka.tls.ca.secretName=otel-ca'], 'config.ingest.kafka.brokers'],
+    ['an ingest.kafka CA Secret with its TLS off', ['-f', SPLIT, '--set', 'config.ingest.kafka.tls.enabled=false', '--set', 'config.ingest.kafka.sasl.mechanism=scram-sha-512'], 'config.ingest.kafka.tls.enabled'],
+    ['an ingest.kafka CA Secret and a caFile', ['-f', SPLIT, '--set', 'config.ingest.kafka.tls.caFile=/c'], 'ingest.kafka.tls.ca.secretName'],
   ];
   it.each(refusals)('%s', (_name, args, key) => {
     const res = runHelm(['template', 'rw', CHART, ...args]);

@@ -29,6 +29,18 @@ describe('kafka client options from config', () => {
     expect(options.sasl).toEqual({ mechanism: 'scram-sha-512', username: 'ragwatch', password: 's3cret-from-env' });
   });
 
+  it('mutual TLS: client certificate and key read from their files, both or neither; TLS files with TLS off are refused', () => {
+    const cert = join(dir, 'client.crt');
+    const key = join(dir, 'client.key');
+    writeFileSync(cert, '-----BEGIN CERTIFICATE-----\nclient\n-----END CERTIFICATE-----\n');
+    writeFileSync(key, '-----BEGIN PRIVATE KEY-----\nclient\n-----END PRIVATE KEY-----\n');
+    const options = kafkaConfigOf(load({ tls: { enabled: true, caFile: ca, certFile: cert, keyFile: key } }).transport.kafka);
+    expect(options.ssl).toMatchObject({ rejectUnauthorized: true, cert: expect.stringContaining('\nclient\n'), key: expect.stringContaining('BEGIN PRIVATE KEY') });
+    expect(() => load({ tls: { enabled: true, certFile: cert } })).toThrow(/config key "transport\.kafka\.tls\.keyFile".*both certFile and keyFile/);
+    expect(() => load({ tls: { caFile: ca } })).toThrow(/config key "transport\.kafka\.tls\.enabled".*TLS is off/);
+    expect(() => loadConfig({ env: {}, overrides: { ingest: { kafka: { brokers: ['k:9093'], tls: { enabled: true, keyFile: key } } } } })).toThrow(/config key "ingest\.kafka\.tls\.keyFile"/);
+  });
+
   it('has no TLS or SASL by default', () => {
     const options = kafkaConfigOf(load({}).transport.kafka);
     expect(options.ssl).toBeUndefined();

@@ -88,7 +88,42 @@ that use it and every pod's config still loads.
 {{- if not .otlp }}{{ $_ := unset $config "ingest" }}{{ end }}
 {{- if not .export }}{{ $_ := unset $config "evaluationExport" }}{{ end }}
 {{- end }}
+{{- include "ragwatch.setKafkaTlsFiles" (dict "tls" (dig "transport" "kafka" "tls" dict $config) "values" .root.Values.kafka.tls "dir" (include "ragwatch.kafkaTlsDir" "transport")) }}
+{{- include "ragwatch.setKafkaTlsFiles" (dict "tls" (dig "ingest" "kafka" "tls" dict $config) "values" .root.Values.ingest.kafka.tls "dir" (include "ragwatch.kafkaTlsDir" "ingest")) }}
 {{- toYaml $config }}
+{{- end }}
+
+{{/* Where a Kafka cluster's TLS Secrets are mounted ("transport": every pod; "ingest": config.ingest.kafka's own cluster, the ingesting pods). */}}
+{{- define "ragwatch.kafkaTlsDir" -}}
+{{- if eq . "ingest" }}/etc/ragwatch-ingest-kafka-tls{{ else }}/etc/ragwatch-kafka-tls{{ end }}
+{{- end }}
+
+{{/* True when a Kafka TLS values object (kafka.tls, ingest.kafka.tls) names a Secret. */}}
+{{- define "ragwatch.kafkaTlsMounted" -}}
+{{- if or ((.ca).secretName) ((.clientCert).secretName) }}true{{ end }}
+{{- end }}
+
+{{/* The projected volume sources of a Kafka TLS values object: its Secrets' keys as ca.crt, tls.crt and tls.key. */}}
+{{- define "ragwatch.kafkaTlsSources" -}}
+{{- with (.ca).secretName }}
+- secret:
+    name: {{ . | quote }}
+    items:
+      - { key: {{ $.ca.key | quote }}, path: ca.crt }
+{{- end }}
+{{- with (.clientCert).secretName }}
+- secret:
+    name: {{ . | quote }}
+    items:
+      - { key: {{ $.clientCert.certKey | quote }}, path: tls.crt }
+      - { key: {{ $.clientCert.keyKey | quote }}, path: tls.key }
+{{- end }}
+{{- end }}
+
+{{/* Points a config `tls` mapping ({tls, values, dir}) at the mounted files of the Secrets its values name. */}}
+{{- define "ragwatch.setKafkaTlsFiles" -}}
+{{- if (.values.ca).secretName }}{{ $_ := set .tls "caFile" (printf "%s/ca.crt" .dir) }}{{ end }}
+{{- if (.values.clientCert).secretName }}{{ $_ := set .tls "certFile" (printf "%s/tls.crt" .dir) }}{{ $_ := set .tls "keyFile" (printf "%s/tls.key" .dir) }}{{ end }}
 {{- end }}
 
 {{/* The file under /etc/ragwatch a role reads ({root, role}): ragwatch.yaml, or <role>.yaml when its config differs. */}}

@@ -49,6 +49,32 @@ config ragwatch refuses, or that would put a credential into the ConfigMap.
 {{- if and .Values.ingest.kafka.sasl.secretName (not $ingestKafka.sasl) }}
 {{- fail "ingest.kafka.sasl.secretName is set but config.ingest.kafka.sasl.mechanism is not (SASL to the config.ingest.kafka.brokers cluster; without own brokers ingest.kafka uses transport.kafka and the kafka.sasl Secret)" }}
 {{- end }}
+{{- /* Kafka TLS files from Secrets: for a cluster with TLS on, set by the chart (not also in the config). */}}
+{{- $transportTls := ((($c.transport).kafka).tls) | default dict }}
+{{- $ingestTls := $ingestKafka.tls | default dict }}
+{{- if and (include "ragwatch.kafkaTlsMounted" .Values.kafka.tls) (not $transportTls.enabled) }}
+{{- fail "kafka.tls (ca / clientCert Secrets) needs config.transport.kafka.tls.enabled: true (the files are for TLS to config.transport.kafka.brokers)" }}
+{{- end }}
+{{- if and .Values.kafka.tls.ca.secretName $transportTls.caFile }}
+{{- fail (printf "config.transport.kafka.tls.caFile and kafka.tls.ca.secretName are both set: the chart sets caFile to the mounted Secret (%s/ca.crt); keep one" (include "ragwatch.kafkaTlsDir" "transport")) }}
+{{- end }}
+{{- if and .Values.kafka.tls.clientCert.secretName (or $transportTls.certFile $transportTls.keyFile) }}
+{{- fail "config.transport.kafka.tls.certFile / keyFile and kafka.tls.clientCert.secretName are both set: the chart sets certFile and keyFile to the mounted Secret; keep one" }}
+{{- end }}
+{{- if include "ragwatch.kafkaTlsMounted" .Values.ingest.kafka.tls }}
+{{- if not $ingestKafka.brokers }}
+{{- fail "ingest.kafka.tls (ca / clientCert Secrets) is for config.ingest.kafka.brokers, which is unset: without brokers of its own ingest.kafka reads the transport cluster, with kafka.tls" }}
+{{- end }}
+{{- if not $ingestTls.enabled }}
+{{- fail "ingest.kafka.tls (ca / clientCert Secrets) needs config.ingest.kafka.tls.enabled: true" }}
+{{- end }}
+{{- if and .Values.ingest.kafka.tls.ca.secretName $ingestTls.caFile }}
+{{- fail (printf "config.ingest.kafka.tls.caFile and ingest.kafka.tls.ca.secretName are both set: the chart sets caFile to the mounted Secret (%s/ca.crt); keep one" (include "ragwatch.kafkaTlsDir" "ingest")) }}
+{{- end }}
+{{- if and .Values.ingest.kafka.tls.clientCert.secretName (or $ingestTls.certFile $ingestTls.keyFile) }}
+{{- fail "config.ingest.kafka.tls.certFile / keyFile and ingest.kafka.tls.clientCert.secretName are both set: the chart sets certFile and keyFile to the mounted Secret; keep one" }}
+{{- end }}
+{{- end }}
 {{- /* evaluationExport: Langfuse needs both keys. */}}
 {{- if and (($export.langfuse).baseUrl) (not .Values.evaluationExport.langfuse.secretName) }}
 {{- fail "config.evaluationExport.langfuse.baseUrl needs the Secret evaluationExport.langfuse.secretName (public and secret key)" }}

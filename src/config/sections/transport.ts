@@ -25,7 +25,9 @@ export const kafkaTls = z
     /** Server name for SNI/verification when it differs from the broker host. */
     servername: z.string().optional(),
   })
-  .strict();
+  .strict()
+  .refine((t) => (t.certFile === undefined) === (t.keyFile === undefined), { message: 'mutual TLS needs both certFile and keyFile', path: ['keyFile'] })
+  .refine((t) => t.enabled || (t.caFile === undefined && t.certFile === undefined), { message: 'caFile/certFile/keyFile are set but TLS is off: set enabled: true', path: ['enabled'] });
 
 /** SASL to Kafka brokers (`transport.kafka.sasl`, `ingest.kafka.sasl`). */
 export const kafkaSasl = z
