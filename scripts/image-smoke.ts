@@ -174,6 +174,9 @@ async function startAndCheck(stage: Stage, state: StageState, bin: string): Prom
       60_000,
     );
     log('scored a trace with the embedded judge');
+    // The store is where `ragwatch start` keeps review labels, feedback and history: it must be writable as the image's user.
+    await poll('the embedded store in the image\'s data directory', async () => (existsSync(join(appDir, 'data', 'ragwatch.sqlite')) ? true : undefined), 10_000);
+    log('the embedded store is kept in data/');
   } finally {
     child.kill('SIGTERM');
   }

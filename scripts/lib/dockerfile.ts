@@ -73,7 +73,8 @@ export function parseDockerfile(text: string): Stage[] {
       stages.push({ base: m[1]!, name: m[2] ?? String(stages.length), steps: [], expose: [] });
       continue;
     }
-    if (op === 'ARG' || op === 'LABEL') continue;
+    // VOLUME only marks a mount point for the runtime: nothing to run here.
+    if (op === 'ARG' || op === 'LABEL' || op === 'VOLUME') continue;
     const stage = stages[stages.length - 1];
     if (!stage) throw new Error(`instruction before FROM: ${line}`);
     switch (op) {
