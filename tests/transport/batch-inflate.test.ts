@@ -121,7 +121,9 @@ describe('bounded record-batch codecs: 1 GiB decompression bombs', () => {
     const before = process.memoryUsage();
     await expect(gunzipBatch(bombs.get('gzip')!, LIMIT)).rejects.toThrow(new RegExp(`^gzip record batch inflates past ${LIMIT} bytes`));
     const after = process.memoryUsage();
-    expect(after.arrayBuffers - before.arrayBuffers).toBeLessThan(LIMIT + 4 * MiB);
+    // The limit plus one 4 MiB output chunk, exactly, when nothing else allocates; 1 MiB of slack for
+    // what the worker allocates meanwhile (a clean-clone CI run measured the bound + 8 bytes).
+    expect(after.arrayBuffers - before.arrayBuffers).toBeLessThan(LIMIT + 4 * MiB + MiB);
     expect(after.rss - before.rss).toBeLessThan(128 * MiB);
   });
 
