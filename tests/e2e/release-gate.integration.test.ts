@@ -83,7 +83,13 @@ describe.skipIf(!enabled)('a broken release next to a healthy one, through ragwa
     // No page names the healthy release.
     expect(notices.filter((n) => n.labels.release === '1.0')).toEqual([]);
 
-    const api = (await (await fetch(`${http}/api/releases`)).json()) as { services: Array<{ service: string; baseline: string; releases: Array<{ release: string; verdict?: string }> }> };
+    // The page can come before the last answers of 1.1 are judged; the gate's verdict follows them.
+    type Releases = { services: Array<{ service: string; baseline: string; releases: Array<{ release: string; verdict?: string }> }> };
+    const releases = async () => (await (await fetch(`${http}/api/releases`)).json()) as Releases;
+    const api = await waitFor(async () => {
+      const r = await releases();
+      return r.services[0]?.releases.find((x) => x.release === '1.1')?.verdict === 'worse' ? r : undefined;
+    }, 30_000, 250).catch(async () => releases());
     expect(api.services).toEqual([expect.objectContaining({ service: 'acme-rag-demo', baseline: '1.0' })]);
     expect(api.services[0]!.releases.find((r) => r.release === '1.1')?.verdict).toBe('worse');
 

@@ -4,8 +4,9 @@
  * - consumer-group rebalances under load: three scorers join and leave while traces flow;
  * - broker failover: `kill -9` of one of three brokers while 500 traces flow collector → assembler →
  *   2 scorers (idempotent producers, acks=all): 500 scored exactly once, one record per triplet on
- *   the scores topic, every process's accounting identity balanced, the time until scoring resumed
- *   printed (docs/kafka.md "Broker failover").
+ *   the scores topic, every process's accounting identity balanced, each extra judgment accounted for
+ *   (a cut batch's judgment kept by a scorer that then lost the partition), the time until scoring
+ *   resumed printed (docs/kafka.md "Broker failover").
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -153,6 +154,10 @@ describe.skipIf(!enabled)('three brokers: rebalances and failover', () => {
     }
     expect(sent.size).toBe(500);
     await waitFor(() => new Set(scores.messages.map((m) => traceIdOf(m.value))).size >= 500, 150_000, 250).catch(async (err: unknown) => {
+      const spanIds = new Set((await readTopicOnce(kafka.brokers, `${prefix}.spans.v1`)).map((v) => (JSON.parse(v) as { traceId: string }).traceId));
+      console.log(`SPANS TOPIC ${spanIds.size} unique traces; sent but not on the spans topic: ${[...sent].filter((id) => !spanIds.has(id)).length}`);
+      console.log(`COLLECTOR LOG\n${collector!.output().split('\n').filter((l) => /unacknowledged|send failed|recreat/i.test(l)).slice(-20).join('\n')}`);
+      console.log(`ASSEMBLER LOG\n${assembler!.output().split('\n').filter((l) => /hand|rebalanc|crash|rejoin|not committed/i.test(l)).slice(-20).join('\n')}`);
       console.log(`FAILOVER STATE ${await state(roles, scores)}\n${roles.map((p) => p.output().split('\n').filter((l) => /"level":(40|50)/.test(l)).slice(-15).join('\n')).join('\n---\n')}`);
       throw err;
     });
@@ -193,6 +198,7 @@ describe.skipIf(!enabled)('three brokers: rebalances and failover', () => {
     expect(await scrape(a, 'ragwatch_triplets_produced_total')).toBe(500);
     expect(await scrape(a, 'ragwatch_dropped_total', { stage: 'transport' })).toBe(0);
     let scored = 0;
+    let keptNotReused = 0;
     for (const s of [scorerA!, scorerB!]) {
       await waitFor(async () => (await scrape(s.apiUrl, 'ragwatch_triplets_in_flight')) === 0, 10_000, 200);
       const received = await scrape(s.apiUrl, 'ragwatch_triplets_received_total');
@@ -200,8 +206,14 @@ describe.skipIf(!enabled)('three brokers: rebalances and failover', () => {
       const settled = own + (await scrape(s.apiUrl, 'ragwatch_triplets_failed_total')) + (await scrape(s.apiUrl, 'ragwatch_dropped_total', { stage: 'scorer' }));
       expect(settled).toBe(received);
       scored += own;
+      keptNotReused += (await scrape(s.apiUrl, 'ragwatch_scorer_unsent_outcomes_total', { outcome: 'kept' })) - (await scrape(s.apiUrl, 'ragwatch_scorer_unsent_outcomes_total', { outcome: 'reused' }));
     }
-    expect(scored).toBe(500);
+    // Judged once each, but for one case: a batch cut short (its coordinator died) keeps its judgments
+    // for the redelivery; when the partition went to the other scorer meanwhile, that one judges the
+    // triplet again (its record is still published once, asserted above). Every extra judgment must be
+    // such a kept-and-never-reused one — any other path judging twice fails here.
+    console.info(`kafka-cluster failover judgments: ${scored} for 500 triplets, ${keptNotReused} kept by a scorer that lost the partition`);
+    expect(scored - 500).toBe(keptNotReused);
     for (const p of roles) expect(p.child.exitCode).toBeNull();
 
     await kafka.restart(victimId - 1);

@@ -99,7 +99,19 @@ describe.skipIf(!enabled)('ragwatch slices over three scorer replicas', () => {
       expect((await fetch(`${s.apiUrl}/api/series?service=rag-demo&metric=grounding_lexical`)).status).toBe(404);
     }
     // The slices pod's history holds every answer, the canary's release and the slice alert's firing.
-    const series = (await (await fetch(`${slices!.apiUrl}/api/series?service=rag-demo&metric=grounding_lexical&from=${Date.now() - 3_600_000}&step=1h`)).json()) as { series: Array<{ points: Array<{ answers: number }> }>; releases: Array<{ release: string }>; firings: Array<{ name: string; labels: Record<string, string> }> };
+    // The history is written in batches off the scoring path: wait until the slices pod has written every answer.
+    const seriesUrl = `${slices!.apiUrl}/api/series?service=rag-demo&metric=grounding_lexical&from=${Date.now() - 3_600_000}&step=1h`;
+    type Series = { series: Array<{ points: Array<{ answers: number }> }>; releases: Array<{ release: string }>; firings: Array<{ name: string; labels: Record<string, string> }> };
+    const answersOf = (x: Series) => x.series[0]?.points.reduce((n, p) => n + p.answers, 0);
+    let series: Series | undefined;
+    await waitFor(async () => {
+      const res = await fetch(seriesUrl);
+      if (res.status !== 200) return false;
+      series = (await res.json()) as Series;
+      return answersOf(series) === scored;
+    }, 30_000, 250).catch(() => undefined);
+    expect(series, 'GET /api/series on the slices pod never answered 200').toBeDefined();
+    if (!series) return;
     expect(series.series[0]!.points.reduce((n, p) => n + p.answers, 0)).toBe(scored);
     expect(series.releases.map((r) => r.release).sort()).toEqual(['v1', 'v2']);
     expect(series.firings).toContainEqual(expect.objectContaining({ name: 'RagwatchGroundingLexicalSliceDrop', labels: expect.objectContaining({ dimension: 'release', slice: 'v2' }) }));
