@@ -29,7 +29,7 @@ export interface AssemblerOptions {
 }
 
 /** Why the assembler dropped a span or log record. */
-export type AssemblerDropReason = 'max_traces' | 'max_spans_per_trace' | 'max_buffered_spans' | 'log_without_trace';
+export type AssemblerDropReason = 'max_traces' | 'max_spans_per_trace' | 'max_buffered_spans' | 'log_without_trace' | 'duplicate_span';
 
 interface Pending {
   spans: CapturedSpan[];
@@ -175,6 +175,12 @@ export class TraceAssembler {
     const found = this.#pending(span.traceId, nowMs);
     if (!found) return false;
     const [key, pending] = found;
+    // The same span delivered again (an exporter's retry, a Kafka record read twice): two copies of a
+    // generation span hide each other and the trace would give no triplet at all.
+    if (pending.spans.some((s) => s.spanId === span.spanId)) {
+      this.#onDrop('duplicate_span');
+      return false;
+    }
     if (pending.spans.length + pending.logs.length - pending.seeded >= this.#options.maxSpansPerTrace) {
       this.#onDrop('max_spans_per_trace');
       return false;
