@@ -9,10 +9,10 @@
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createWriteStream, mkdirSync, mkdtempSync, rmSync, writeFileSync, type WriteStream } from 'node:fs';
-import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Kafka, logLevel } from 'kafkajs';
+import { freePorts } from '../lib/free-ports.ts';
 import { formatArgs, loggingConfig, serverProperties, type ClusterShape, type NodePorts, type ScramUser, type SecureProtocol } from './node-config.ts';
 
 const HERE = import.meta.dirname;
@@ -70,20 +70,6 @@ interface NodeProcess {
   exited: Promise<void>;
 }
 
-async function freePorts(count: number): Promise<number[]> {
-  const servers: Server[] = [];
-  try {
-    for (let i = 0; i < count; i++) {
-      const s = createServer();
-      await new Promise<void>((resolve, reject) => s.once('error', reject).listen(0, '127.0.0.1', resolve));
-      servers.push(s);
-    }
-    return servers.map((s) => (s.address() as { port: number }).port);
-  } finally {
-    await Promise.all(servers.map((s) => new Promise<void>((r) => s.close(() => r()))));
-  }
-}
-
 /** Kafka's cluster id: 16 random bytes, base64url, not starting with '-' (as `Uuid.randomUuid`). */
 function clusterId(): string {
   for (;;) {
@@ -107,8 +93,24 @@ async function liveNodeIds(broker: string): Promise<number[]> {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** Starts the cluster and resolves when every node is ready. Rejects (and cleans up) otherwise. */
+/**
+ * Starts the cluster and resolves when every node is ready. Rejects (and cleans up) otherwise; a node
+ * that could not bind a chosen port (taken between the choice and the bind) starts the cluster over
+ * on new ports, at most three times.
+ */
 export async function startCluster(options: ClusterOptions): Promise<KafkaCluster> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startOnce(options);
+    } catch (err) {
+      const portTaken = err instanceof Error && /Address already in use/.test(err.message);
+      if (!portTaken || options.plainPorts || attempt >= 3) throw err;
+      process.stderr.write(`kafka: a chosen port was taken before the node bound it; starting the cluster again on new ports (attempt ${attempt + 1})\n`);
+    }
+  }
+}
+
+async function startOnce(options: ClusterOptions): Promise<KafkaCluster> {
   const n = options.nodes ?? 1;
   const heapMb = options.heapMb ?? 256;
   const readyTimeoutMs = options.readyTimeoutMs ?? 90_000;
@@ -139,6 +141,7 @@ export async function startCluster(options: ClusterOptions): Promise<KafkaCluste
   const logFile = (i: number) => join(nodeDir(i), 'server.log');
 
   for (let i = 0; i < n; i++) {
+    rmSync(nodeDir(i), { recursive: true, force: true }); // an earlier attempt's formatted data
     mkdirSync(join(nodeDir(i), 'data'), { recursive: true });
     writeFileSync(propsFile(i), serverProperties(shape, i, join(nodeDir(i), 'data')));
   }

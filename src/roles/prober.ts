@@ -41,7 +41,7 @@ export async function startProberRole(config: RagwatchConfig, logger: Logger): P
   // The exam series are exported by the one prober of the deployment (the store is its volume).
   const exams = await createExamMonitor(config, instruments.registry, logger);
   const section = config.transport.kafka;
-  const feed = config.transport.kind === 'kafka' ? new KafkaScoreFeed({ kafka: createKafka(section, logger), section, groupId: section.proberGroupId, accept: isProbeTraceId, name: 'prober score feed', registry: metricRegistryOf(config), onRecord: (r) => prober.onRecord(r), logger }) : undefined;
+  const feed = config.transport.kind === 'kafka' ? new KafkaScoreFeed({ kafka: createKafka(section, logger), section, groupId: section.proberGroupId, accept: isProbeTraceId, name: 'prober score feed', registry: metricRegistryOf(config), onRecord: (r) => prober.onRecord(r), onDuplicate: () => instruments.dropped.inc({ stage: 'score_feed', reason: 'duplicate' }), logger }) : undefined;
   let judgeReady = false;
   const { server } = config;
   // /probes and /api/probes show the service's answers: behind the UI's sign-in, as on the scorers.

@@ -62,7 +62,7 @@ export async function startSlicesRole(config: RagwatchConfig, logger: Logger): P
     history?.sink.onRecord(r);
     alerts?.onRecord(r);
   };
-  const feed = new KafkaScoreFeed({ kafka: createKafka(section, logger), section, groupId: section.slicesGroupId, accept: (traceId) => !isProbeTraceId(traceId), name: 'slices score feed', registry: metricRegistryOf(config), onRecord, logger });
+  const feed = new KafkaScoreFeed({ kafka: createKafka(section, logger), section, groupId: section.slicesGroupId, accept: (traceId) => !isProbeTraceId(traceId), name: 'slices score feed', registry: metricRegistryOf(config), onRecord, onDuplicate: () => instruments.dropped.inc({ stage: 'score_feed', reason: 'duplicate' }), logger });
   const { server } = config;
   const auth = { apiToken: server.apiToken, host: server.host, allowUnauthenticated: server.allowUnauthenticatedUi };
   const http = await listen(createApiApp({ registry: instruments.registry, ready: () => feed.running, slices: monitor, auth, history: history?.view, metrics: metricRegistryOf(config) }), server.host, server.httpPort);

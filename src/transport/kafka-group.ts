@@ -7,11 +7,12 @@
  * while owning no partitions.
  * @module
  */
-import type { Consumer, EachBatchPayload, Kafka } from 'kafkajs';
+import { PartitionAssigners, type Consumer, type EachBatchPayload, type Kafka } from 'kafkajs';
 import type { KafkaSection } from './kafka-client.ts';
 import { useReadCodecs, withBatchLimit, type BatchLimit } from './kafka-codecs.ts';
 import { classifyKafkaError, type KafkaErrorCause } from './kafka-errors.ts';
 import { refusalOf } from './kafka-refused-batch.ts';
+import { stickyAssigner, type PartitionClaim } from './kafka-sticky-assigner.ts';
 import { errorMessage } from '../errors.ts';
 import type { Logger } from '../log.ts';
 
@@ -47,9 +48,13 @@ export class KafkaGroupMember {
   #running = false;
   #stopped = false;
   #shutdown: Promise<void> | undefined;
+  /** The partitions of the last assignment and since when each is held: claimed again by the next join, also after a crash. */
+  #owned: PartitionClaim[] = [];
+  readonly #assigners;
 
   constructor(options: KafkaGroupMemberOptions) {
     this.#o = options;
+    this.#assigners = [stickyAssigner(() => this.#owned), PartitionAssigners.roundRobin];
   }
 
   /** The current kafkajs consumer (commit, pause, resume through it); undefined between a crash and the rejoin. */
@@ -94,9 +99,12 @@ export class KafkaGroupMember {
         maxWaitTimeInMs: c.fetchMaxWaitMs,
         ...(this.#o.maxBytes === undefined ? {} : { maxBytes: this.#o.maxBytes }),
         allowAutoTopicCreation: true,
+        partitionAssigners: this.#assigners,
       });
       consumer.on(consumer.events.GROUP_JOIN, (event) => {
-        if (this.#consumer === consumer) this.#o.onAssignment(event.payload.memberAssignment[topic] ?? [], false);
+        if (this.#consumer !== consumer) return;
+        this.#remember(event.payload.memberAssignment);
+        this.#o.onAssignment(event.payload.memberAssignment[topic] ?? [], false);
       });
       consumer.on(consumer.events.REBALANCING, () => {
         if (this.#consumer === consumer) this.#o.onRebalancing?.();
@@ -137,6 +145,13 @@ export class KafkaGroupMember {
         await new Promise((r) => setTimeout(r, delayMs));
       }
     }
+  }
+
+  /** Keeps the partitions just assigned, each with the time it has been held since (a partition held before keeps its time). */
+  #remember(assignment: Record<string, number[]>): void {
+    const since = new Map(this.#owned.map((c) => [`${c.topic}\u0000${c.partition}`, c.sinceMs]));
+    const now = Date.now();
+    this.#owned = Object.entries(assignment).flatMap(([t, partitions]) => partitions.map((partition) => ({ topic: t, partition, sinceMs: since.get(`${t}\u0000${partition}`) ?? now })));
   }
 
   /** No rejoin from now on (a crash stays down); the consumer keeps its partitions until `shutdown()`. */

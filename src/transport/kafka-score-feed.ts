@@ -5,10 +5,15 @@
  * a second time); `ragwatch slices` takes the production records. A record the filter does not want
  * is skipped after a look at its trace id, before it is parsed. A metric the reader's registry does not
  * know (an evaluator a newer scorer was configured with) is left out of the record (docs/kafka.md).
+ * The scores topic is at-least-once (a failover can leave two records of one answer: docs/kafka.md,
+ * "Delivery guarantees"): a record of an answer and judge read within the de-duplication window
+ * (`transport.kafka.consumer.dedupeWindowMs`) is skipped and counted, so what the reader counts is
+ * counted once.
  * @module
  */
 import type { Consumer, Kafka, KafkaMessage } from 'kafkajs';
 import type { RagwatchConfig } from '../config/schema.ts';
+import { DedupeWindow } from './dedupe.ts';
 import { errorMessage } from '../errors.ts';
 import { useReadCodecs, withBatchLimit } from './kafka-codecs.ts';
 import { refusalOf } from './kafka-refused-batch.ts';
@@ -33,6 +38,8 @@ export interface KafkaScoreFeedOptions {
   registry?: MetricRegistry;
   /** Names the feed in its logs. Default `score feed`. */
   name?: string;
+  /** Called for each record skipped as a repeat of one already taken (same triplet and judge). */
+  onDuplicate?: () => void;
   logger?: Logger;
 }
 
@@ -44,9 +51,13 @@ export class KafkaScoreFeed {
   /** The error of the last refused batch logged. */
   #lastRefusal: string | undefined;
   readonly #setup: KafkaTopicSetup;
+  /** Records taken (triplet id and judge), to skip a repeat of one. */
+  readonly #seen: DedupeWindow;
 
   constructor(options: KafkaScoreFeedOptions) {
     this.#o = options;
+    const c = options.section.consumer;
+    this.#seen = new DedupeWindow({ windowMs: c.dedupeWindowMs, maxEntries: c.dedupeMaxEntries });
     // A group that joins before the topic exists holds none of its partitions until its next metadata
     // refresh (minutes): the topic is created first, as the scorers would.
     this.#setup = new KafkaTopicSetup({ kafka: options.kafka, section: options.section, topics: [{ topic: options.section.topics.scores }], ...(options.logger ? { logger: options.logger } : {}) });
@@ -122,6 +133,13 @@ export class KafkaScoreFeed {
     if (!parsed.success) return;
     const registry = this.#o.registry ?? BUILTIN_REGISTRY;
     const record = parsed.data;
+    // The companion judge's record shares the triplet id: the judge is part of what makes a record one.
+    const key = `${record.tripletId}\u0000${record.judge.kind}\u0000${record.judge.model ?? ''}`;
+    if (this.#seen.has(key)) {
+      this.#o.onDuplicate?.();
+      return;
+    }
+    this.#seen.mark(key);
     record.scores = registry.known(record.scores).known;
     record.skipped = registry.known(record.skipped).known;
     this.#o.onRecord(record);

@@ -6,7 +6,7 @@
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { freePort } from './process.ts';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
@@ -21,14 +21,6 @@ export function phoenixVenv(suite: string): string | undefined {
   if (process.env.CI === 'true') throw new Error(`${msg}; required under CI=true`);
   console.warn(`\n!!!!! SKIPPING ${msg} !!!!!\n`);
   return undefined;
-}
-
-async function freePort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const port = (s.address() as { port: number }).port;
-  await new Promise<void>((r) => s.close(() => r()));
-  return port;
 }
 
 /** A running Phoenix. */

@@ -2,25 +2,17 @@
  * Test helpers for running ragwatch as a real child process on free loopback ports.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
+import { freePorts } from '../../scripts/lib/free-ports.ts';
 
 /** Repository root. */
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 /** The CLI entry point. */
 export const BIN = fileURLToPath(new URL('../../bin/ragwatch.js', import.meta.url));
 
-/** A free TCP port on 127.0.0.1 (bound then released). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const addr = srv.address();
-      const port = typeof addr === 'object' && addr ? addr.port : 0;
-      srv.close(() => resolve(port));
-    });
-  });
+/** A free TCP port on 127.0.0.1 for a child process to bind later (below the ephemeral range: see scripts/lib/free-ports.ts). */
+export async function freePort(): Promise<number> {
+  return (await freePorts(1))[0]!;
 }
 
 /** A spawned ragwatch process with captured output. */

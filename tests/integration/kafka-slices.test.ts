@@ -11,11 +11,12 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Kafka, logLevel } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { haveKafka, startKafkaCluster, type KafkaTestCluster } from '../helpers/kafka-broker.ts';
 import { openInferenceTrace, postOtlp } from '../helpers/otlp.ts';
 import { metricValue, waitFor } from '../helpers/process.ts';
-import { roleConfig, scrape, startRole, type RoleProcess } from './kafka-process.ts';
+import { readTopicOnce, roleConfig, scrape, startRole, type RoleProcess } from './kafka-process.ts';
 
 const enabled = haveKafka('tests/integration/kafka-slices.test.ts');
 
@@ -50,7 +51,8 @@ describe.skipIf(!enabled)('ragwatch slices over three scorer replicas', () => {
   });
 
   it('pages the broken canary once, from all records, naming release v2; the gate says worse; no scorer exports either', async () => {
-    const config = roleConfig(broker.brokers, `slices-${randomUUID().slice(0, 8)}`);
+    const prefix = `slices-${randomUUID().slice(0, 8)}`;
+    const config = roleConfig(broker.brokers, prefix);
     config.judge = { kind: 'embedded', embedded: { threads: 1 } };
     // A store of this run's own (the slices pod's counts and history; the default ./data outlives runs).
     const dataDir = mkdtempSync(join(tmpdir(), 'ragwatch-slices-data-'));
@@ -89,6 +91,16 @@ describe.skipIf(!enabled)('ragwatch slices over three scorer replicas', () => {
     const countedAll = async () => { const t = await (await fetch(`${slices!.apiUrl}/metrics`)).text(); return ['v1', 'v2'].reduce((n, v) => n + (metricValue(t, 'ragwatch_slice_answers_total', { dimension: 'release', slice: v, metric: 'grounding_lexical' }) ?? 0), 0); };
     await waitFor(async () => (await countedAll()) === scored, 30_000, 250);
     expect(Math.max(...(await Promise.all(scorers.map((s) => scrape(s.apiUrl, 'ragwatch_score_ratio_count', { metric: 'grounding_lexical' })))))).toBeLessThan(172);
+    expect(await countedAll()).toBe(scored);
+    // The scores topic is at-least-once (a failover can repeat a record): five records published again
+    // are skipped by the slices pod and counted, not counted as answers (nor in the history below).
+    const again = (await readTopicOnce(broker.brokers, `${prefix}.scores.v1`)).slice(0, 5);
+    expect(again).toHaveLength(5);
+    const producer = new Kafka({ clientId: 'ragwatch-test-repeat', brokers: broker.brokers, logLevel: logLevel.NOTHING }).producer();
+    await producer.connect();
+    await producer.send({ topic: `${prefix}.scores.v1`, messages: again.map((value) => ({ key: (JSON.parse(value) as { traceId: string }).traceId, value })) });
+    await producer.disconnect();
+    await waitFor(async () => (await scrape(slices!.apiUrl, 'ragwatch_dropped_total', { stage: 'score_feed', reason: 'duplicate' })) === 5, 30_000, 250);
     expect(await countedAll()).toBe(scored);
     // No scorer runs the slices: no slice alert, no verdict, once per replica or at all.
     for (const s of scorers) {
