@@ -11,11 +11,11 @@
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, matchesGlob, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { numericUser, parseDockerfile, type Stage } from './lib/dockerfile.ts';
+import { freePorts } from './lib/free-ports.ts';
 import { CLOCK_TOWER, openInferenceTrace } from './lib/otlp-trace.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -118,17 +118,6 @@ function runStage(stage: Stage, states: Map<string, StageState>, bin: string, ca
   return state;
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const port = (srv.address() as { port: number }).port;
-      srv.close(() => resolve(port));
-    });
-  });
-}
-
 async function poll<T>(what: string, fn: () => Promise<T | undefined>, timeoutMs: number): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
@@ -153,7 +142,7 @@ async function startAndCheck(stage: Stage, state: StageState, bin: string): Prom
   if (!existsSync(join(appDir, 'node_modules', '@energetic-ai', 'model-embeddings-en', 'dist'))) throw new Error('the embedded model is not in the image');
   if (!existsSync(join(appDir, 'dist', 'cli.js'))) throw new Error('dist/cli.js missing: the build stage output was not copied');
 
-  const [otlpPort, httpPort] = [await freePort(), await freePort()];
+  const [otlpPort, httpPort] = await freePorts(2);
   // As `docker run -e`: loopback here instead of the image's 0.0.0.0, ports picked free.
   const env = { PATH: `${bin}:/usr/bin:/bin`, HOME: '/tmp', ...state.env, RAGWATCH_HOST: '127.0.0.1', RAGWATCH_OTLP_PORT: String(otlpPort), RAGWATCH_OTLP_GRPC_PORT: '0', RAGWATCH_HTTP_PORT: String(httpPort) };
   const asUser = process.getuid?.() === 0 ? { uid: user.uid, gid: user.gid } : {};
