@@ -151,7 +151,15 @@ export class KafkaGroupMember {
   #remember(assignment: Record<string, number[]>): void {
     const since = new Map(this.#owned.map((c) => [`${c.topic}\u0000${c.partition}`, c.sinceMs]));
     const now = Date.now();
-    this.#owned = Object.entries(assignment).flatMap(([t, partitions]) => partitions.map((partition) => ({ topic: t, partition, sinceMs: since.get(`${t}\u0000${partition}`) ?? now })));
+    const owned = Object.entries(assignment).flatMap(([t, partitions]) => partitions.map((partition) => ({ topic: t, partition, sinceMs: since.get(`${t}\u0000${partition}`) ?? now })));
+    // Which partitions moved at this join: a moved partition is where redeliveries (and repeats) come from.
+    const key = (c: PartitionClaim) => `${c.topic}[${c.partition}]`;
+    const after = new Set(owned.map(key));
+    const before = new Set(this.#owned.map(key));
+    const gained = [...after].filter((k) => !before.has(k));
+    const lost = [...before].filter((k) => !after.has(k));
+    if (gained.length > 0 || lost.length > 0) this.#o.logger.info({ group: this.#o.groupId, kept: after.size - gained.length, gained, lost }, `${this.#o.name}: partitions assigned`);
+    this.#owned = owned;
   }
 
   /** No rejoin from now on (a crash stays down); the consumer keeps its partitions until `shutdown()`. */
