@@ -34,9 +34,10 @@ export const TARGETS: Readonly<Record<string, Target>> = {
   embedded_judge_ms_per_triplet: { describe: 'value < 100 ms', ok: (f) => f.value < 100 },
   rss_growth_mb_overload: { describe: 'value < 50 MB', ok: (f) => f.value < 50, gate: true },
   // Issue 38: OTLP/gRPC as HTTP: memory flat at 10× overload, and the transport no slower than 0.7× OTLP/HTTP protobuf.
-  // 60 MB, not HTTP's 50: the same code's medians of five read 44.1–50.6 MB over gRPC (single runs 38–57; its
-  // bodies carry more spans, ~20 MB is the bounded capture buffer), so 50 failed correct code about one CI in
-  // four. An unbounded queue at 10× grows by hundreds of MB in the quick hold; 60 still catches that.
+  // 60 MB, not HTTP's 50: the same code's medians read 44.1–50.6 MB over gRPC (single runs 38–57; its bodies
+  // are other traces, real SDK spans with five documents each; ~20 MB is the bounded capture buffer), so 50
+  // failed correct code about one CI in four. An unbounded queue at 10× grows by hundreds of MB in the quick
+  // hold; 60 still catches that.
   rss_growth_mb_overload_grpc: { describe: 'value < 60 MB', ok: (f) => f.value < 60, gate: true },
   // Issue 38: the plugin light on its host — forwarding adds < 30 MB of RSS (20 measured); the in-process and Kafka modes' figures are reported, not targets.
   plugin_host_rss_mb_forward: { describe: 'value < 30 MB', ok: (f) => f.value < 30, gate: true },
