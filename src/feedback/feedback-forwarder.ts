@@ -11,35 +11,22 @@
 import { Counter, type Registry } from 'prom-client';
 import type { CapturedSpan } from '../capture/types.ts';
 import type { FeedbackConfig } from '../config/sections/feedback.ts';
-import { HttpPoster } from '../transport/http-poster.ts';
+import { HttpPoster, posterSettings, type HttpPosterSettings } from '../transport/http-poster.ts';
 import { feedbackOfSpan, type RawFeedback } from './span-feedback.ts';
 import { valueRulesOf, type ValueRules } from './values.ts';
 
 /** The path feedback is posted to on the receiver. */
 export const FEEDBACK_PATH = '/v1/ragwatch/feedback';
 
-/** Options of {@link FeedbackForwarder}; `endpoint`, `config`, `registry` and `redact` are required. */
-export interface FeedbackForwarderOptions {
+/** Options of {@link FeedbackForwarder}; `endpoint`, `config`, `registry` and `redact` are required (the poster's settings: {@link HttpPosterSettings}). */
+export interface FeedbackForwarderOptions extends HttpPosterSettings {
   /** Base URL of the receiving ragwatch's ingest port (`transport.http.endpoint`). */
   endpoint: string;
-  bearerToken?: string | undefined;
   /** The plugin's `feedback` section: the span names and values read, the comment bound. */
   config: FeedbackConfig;
   registry: Registry;
   /** Redacts a comment with the redaction policy; undefined when redaction failed (the comment is then left out). */
   redact: (text: string) => string | undefined;
-  /** Most items waiting. Default 1000. */
-  maxQueueItems?: number;
-  /** Send period, milliseconds. Default 1000. */
-  lingerMs?: number;
-  /** Default 10000. */
-  timeoutMs?: number;
-  /** Default 30000. */
-  maxRetryBackoffMs?: number;
-  /** Runs the request outside the host's tracing. Default: as is. */
-  untraced?: <T>(fn: () => T) => T;
-  /** Where the first delivery problem is reported (once). Default nowhere. */
-  warn?: (message: string) => void;
 }
 
 /** The API body of one item read off a span. */
@@ -73,19 +60,13 @@ export class FeedbackForwarder {
     dropped.inc({ reason: 'queue_full' }, 0);
     const url = `${options.endpoint.replace(/\/+$/, '')}${FEEDBACK_PATH}`;
     this.#poster = new HttpPoster<string>({
+      ...posterSettings(options),
       url,
-      bearerToken: options.bearerToken,
       encode: (batch) => batch[0]!,
       onDelivered: (batch) => forwarded.inc(batch.length),
       onDropped: (n, reason) => dropped.inc({ reason }, n),
       refused: (status) => `ragwatch: ${url} refused feedback with ${status}; dropped (check transport.http.bearerToken, feedback.enabled and feedback.positiveValues / negativeValues on the receiver)`,
       what: 'forwarding feedback',
-      ...(options.maxQueueItems !== undefined ? { maxQueueItems: options.maxQueueItems } : {}),
-      ...(options.lingerMs !== undefined ? { lingerMs: options.lingerMs } : {}),
-      ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
-      ...(options.maxRetryBackoffMs !== undefined ? { maxRetryBackoffMs: options.maxRetryBackoffMs } : {}),
-      ...(options.untraced ? { untraced: options.untraced } : {}),
-      ...(options.warn ? { warn: options.warn } : {}),
     });
   }
 

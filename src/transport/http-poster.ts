@@ -11,12 +11,33 @@ import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { errorMessage } from '../errors.ts';
 
+/** The poster's settings a sender passes through from its own options (each resolved with its default here). */
+export interface HttpPosterSettings {
+  bearerToken?: string | undefined;
+  /** Most items waiting. Default 1000. */
+  maxQueueItems?: number | undefined;
+  /** Send period, milliseconds. Default 1000. */
+  lingerMs?: number | undefined;
+  /** Default 10000. */
+  timeoutMs?: number | undefined;
+  /** Default 30000. */
+  maxRetryBackoffMs?: number | undefined;
+  /** Runs the request outside the host's tracing (the plugin's `withTracingSuppressed`). Default: as is. */
+  untraced?: (<R>(fn: () => R) => R) | undefined;
+  /** Where the first delivery problem is reported (once). The plugin passes OTel's `diag.warn`, so the host's own diagnostics show it. Default nowhere. */
+  warn?: ((message: string) => void) | undefined;
+}
+
+/** Just the {@link HttpPosterSettings} of a sender's options. */
+export function posterSettings({ bearerToken, maxQueueItems, lingerMs, timeoutMs, maxRetryBackoffMs, untraced, warn }: HttpPosterSettings): HttpPosterSettings {
+  return { bearerToken, maxQueueItems, lingerMs, timeoutMs, maxRetryBackoffMs, untraced, warn };
+}
+
 /** Options of {@link HttpPoster}; `url`, `encode`, `onDelivered`, `onDropped` and `refused` are required. */
-export interface HttpPosterOptions<T> {
+export interface HttpPosterOptions<T> extends HttpPosterSettings {
   url: string;
   /** Request headers besides `content-type` (JSON) and the bearer token. */
   headers?: Record<string, string>;
-  bearerToken?: string | undefined;
   /** The body of one batch. */
   encode: (batch: readonly T[]) => string;
   /** A batch the receiver took. Must not throw. */
@@ -29,22 +50,10 @@ export interface HttpPosterOptions<T> {
   what?: string;
   /** Reason of a drop at a full queue. Default `queue_full`. */
   fullReason?: string;
-  /** Default 1000. */
-  maxQueueItems?: number;
   /** Most items per request. Default 1. */
   batchMaxItems?: number;
   /** Send as soon as a batch is full instead of at the next tick. Default false. */
   eager?: boolean;
-  /** Send period, milliseconds. Default 1000. */
-  lingerMs?: number;
-  /** Default 10000. */
-  timeoutMs?: number;
-  /** Default 30000. */
-  maxRetryBackoffMs?: number;
-  /** Runs the request outside the host's tracing. Default: as is. */
-  untraced?: <R>(fn: () => R) => R;
-  /** Where the first delivery problem is reported (once). Default nowhere. */
-  warn?: (message: string) => void;
 }
 
 /** A bounded queue of items POSTed in batches to one URL. */

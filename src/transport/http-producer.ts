@@ -7,31 +7,20 @@
  * identity holds in the host.
  * @module
  */
-import { HttpPoster } from './http-poster.ts';
+import { HttpPoster, posterSettings, type HttpPosterSettings } from './http-poster.ts';
 import type { Instruments } from '../telemetry/instruments.ts';
 import { SCHEMA_VERSION, type SampledTriplet } from '../triplet.ts';
 import type { TripletProducer } from './types.ts';
 
-/** Options of {@link HttpTripletProducer}; `endpoint` and `instruments` are required. */
-export interface HttpTripletProducerOptions {
+/** Options of {@link HttpTripletProducer}; `endpoint` and `instruments` are required (the poster's settings: {@link HttpPosterSettings}). */
+export interface HttpTripletProducerOptions extends Omit<HttpPosterSettings, 'maxQueueItems'> {
   /** Base URL of the receiving ragwatch's ingest port. */
   endpoint: string;
-  bearerToken?: string | undefined;
   instruments: Pick<Instruments, 'produced' | 'dropped' | 'inFlight'>;
   /** Default 1000. */
   maxBufferTriplets?: number;
   /** Default 100. */
   batchMaxTriplets?: number;
-  /** Default 1000. */
-  lingerMs?: number;
-  /** Default 10000. */
-  timeoutMs?: number;
-  /** Default 30000. */
-  maxRetryBackoffMs?: number;
-  /** Runs the request outside the host's tracing (the plugin's `withTracingSuppressed`). Default: as is. */
-  untraced?: <T>(fn: () => T) => T;
-  /** Where the first delivery problem is reported (once per producer). The plugin passes OTel's `diag.warn`, so the host's own diagnostics show it. Default: nowhere. */
-  warn?: (message: string) => void;
 }
 
 /** The path triplets are posted to. */
@@ -45,9 +34,9 @@ export class HttpTripletProducer implements TripletProducer {
     const { instruments } = options;
     const url = `${options.endpoint.replace(/\/+$/, '')}${FORWARD_PATH}`;
     this.#poster = new HttpPoster<SampledTriplet>({
+      ...posterSettings(options),
       url,
       headers: { 'schema-version': SCHEMA_VERSION },
-      bearerToken: options.bearerToken,
       encode: (batch) => JSON.stringify({ triplets: batch }),
       onDelivered: (batch) => {
         instruments.produced.inc(batch.length);
@@ -62,11 +51,6 @@ export class HttpTripletProducer implements TripletProducer {
       maxQueueItems: options.maxBufferTriplets ?? 1_000,
       batchMaxItems: options.batchMaxTriplets ?? 100,
       eager: true,
-      ...(options.lingerMs !== undefined ? { lingerMs: options.lingerMs } : {}),
-      ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
-      ...(options.maxRetryBackoffMs !== undefined ? { maxRetryBackoffMs: options.maxRetryBackoffMs } : {}),
-      ...(options.untraced ? { untraced: options.untraced } : {}),
-      ...(options.warn ? { warn: options.warn } : {}),
     });
   }
 
