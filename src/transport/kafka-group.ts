@@ -12,7 +12,7 @@ import type { KafkaSection } from './kafka-client.ts';
 import { useReadCodecs, withBatchLimit, type BatchLimit } from './kafka-codecs.ts';
 import { classifyKafkaError, type KafkaErrorCause } from './kafka-errors.ts';
 import { refusalOf } from './kafka-refused-batch.ts';
-import { stickyAssigner, type PartitionClaim } from './kafka-sticky-assigner.ts';
+import { stickyAssigner, type PartitionClaim, type TopicPartition } from './kafka-sticky-assigner.ts';
 import { errorMessage } from '../errors.ts';
 import type { Logger } from '../log.ts';
 
@@ -149,17 +149,15 @@ export class KafkaGroupMember {
 
   /** Keeps the partitions just assigned, each with the time it has been held since (a partition held before keeps its time). */
   #remember(assignment: Record<string, number[]>): void {
-    const since = new Map(this.#owned.map((c) => [`${c.topic}\u0000${c.partition}`, c.sinceMs]));
+    const key = (c: TopicPartition) => `${c.topic}[${c.partition}]`;
+    const before = new Map(this.#owned.map((c) => [key(c), c.sinceMs]));
     const now = Date.now();
-    const owned = Object.entries(assignment).flatMap(([t, partitions]) => partitions.map((partition) => ({ topic: t, partition, sinceMs: since.get(`${t}\u0000${partition}`) ?? now })));
+    this.#owned = Object.entries(assignment).flatMap(([topic, partitions]) => partitions.map((partition) => ({ topic, partition, sinceMs: before.get(key({ topic, partition })) ?? now })));
     // Which partitions moved at this join: a moved partition is where redeliveries (and repeats) come from.
-    const key = (c: PartitionClaim) => `${c.topic}[${c.partition}]`;
-    const after = new Set(owned.map(key));
-    const before = new Set(this.#owned.map(key));
+    const after = new Set(this.#owned.map(key));
     const gained = [...after].filter((k) => !before.has(k));
-    const lost = [...before].filter((k) => !after.has(k));
+    const lost = [...before.keys()].filter((k) => !after.has(k));
     if (gained.length > 0 || lost.length > 0) this.#o.logger.info({ group: this.#o.groupId, kept: after.size - gained.length, gained, lost }, `${this.#o.name}: partitions assigned`);
-    this.#owned = owned;
   }
 
   /** No rejoin from now on (a crash stays down); the consumer keeps its partitions until `shutdown()`. */
