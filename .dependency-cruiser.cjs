@@ -11,12 +11,12 @@
  *   scorer     src/scorer/         consume → judge → emit to the record sinks the role registered
  *   stages     src/capture/ src/sampling/ src/transport/ src/judges/ src/assembly/ src/evaluators/
  *   ground     src/triplet.ts src/metric-registry.ts src/errors.ts src/log.ts src/threads.ts src/suppress-tracing.ts
- *              src/config/ src/telemetry/   (wire contract, metric registry, errors, logging, configuration, self-metrics)
+ *              src/config/ src/telemetry/ src/trail/   (wire contract, metric registry, errors, logging, configuration, self-metrics, the trail of recent traces)
  *
  * Type-only imports count: a type that points up is a dependency that points up.
  * Paths are relative to where depcruise runs (the repository root, or a test's fixture tree).
  */
-const GROUND = '^src/(triplet|metric-registry|errors|log|threads|suppress-tracing)[.]ts$|^src/(config|telemetry)/';
+const GROUND = '^src/(triplet|metric-registry|errors|log|threads|suppress-tracing)[.]ts$|^src/(config|telemetry|trail)/';
 const STAGES = '^src/(capture|sampling|transport|judges|assembly|evaluators)/';
 const SCORER = '^src/scorer/';
 const METRICS = '^src/metrics/';
@@ -62,6 +62,13 @@ module.exports = {
       comment: 'triplet.ts and errors.ts are the contracts every process and version share: they import nothing else of ragwatch.',
       from: { path: '^src/(triplet|errors)[.]ts$' },
       to: { path: '^src/', pathNot: '^src/(triplet|errors)[.]ts$' },
+    },
+    {
+      name: 'trail-stands-alone',
+      severity: 'error',
+      comment: 'trail/ (the ring of recent traces\' decisions, docs/answers.md) is fed by every stage through callbacks a role wires and read by the server: it imports nothing else of ragwatch, so any floor may record into it.',
+      from: { path: '^src/trail/' },
+      to: { path: '^src/', pathNot: '^src/trail/' },
     },
     {
       name: 'registry-reads-only-the-wire-contract',

@@ -25,6 +25,7 @@ import { ingestSection } from './sections/ingest.ts';
 import { historySection } from './sections/history.ts';
 import { evaluationExportSection } from './sections/evaluation-export.ts';
 import { feedbackSection } from './sections/feedback.ts';
+import { trailSection } from './sections/trail.ts';
 import { MAX_SAMPLING_ATTRIBUTES, samplingAttributeKeys } from './sampling-attributes.ts';
 
 export const configSchema = z
@@ -47,6 +48,7 @@ export const configSchema = z
     evaluationExport: evaluationExportSection.prefault({}),
     evaluators: evaluatorsSection,
     feedback: feedbackSection.prefault({}),
+    trail: trailSection.prefault({}),
     log: logSection.prefault({}),
   })
   .strict()

@@ -111,6 +111,7 @@ describe('the rules bite', () => {
     'config-is-the-floor': ['src/config/schema.ts', '../telemetry/instruments.ts'],
     'wire-contract-is-self-contained': ['src/triplet.ts', './log.ts'],
     'registry-reads-only-the-wire-contract': ['src/metric-registry.ts', './config/schema.ts'],
+    'trail-stands-alone': ['src/trail/trace-ring.ts', '../log.ts'],
     'stages-import-no-consumer': ['src/capture/capture.ts', '../metrics/quality.ts'],
     'stages-are-independent': ['src/sampling/create.ts', '../transport/memory.ts'],
     'judges-use-only-capture': ['src/judges/create.ts', '../sampling/create.ts'],
