@@ -318,11 +318,12 @@ export function buildTriplets(spans: readonly CapturedSpan[], options: BuildOpti
     }
     let fromPrompt: PromptSources | undefined;
     if (!sources && gen.inputMessages && options.promptSources) {
-      fromPrompt = options.promptSources(gen.inputMessages);
-      if (fromPrompt) {
-        sources = fromPrompt.sources;
-        explain.sourcesSource = 'prompt pattern (capture.custom.promptContextPattern)';
-      }
+      const found = options.promptSources(gen.inputMessages);
+      if (found && found.sources.length > 0) {
+        fromPrompt = found;
+        sources = found.sources;
+        explain.sourcesSource = `prompt pattern (capture.custom.promptContextPattern)${found.note !== undefined ? `: ${found.note}` : ''}`;
+      } else if (found?.note !== undefined) explain.sourcesNote = found.note;
     }
     if (query === undefined && fromPrompt?.query !== undefined) {
       query = fromPrompt.query;

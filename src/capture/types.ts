@@ -106,6 +106,8 @@ export interface OutcomeExplanation {
   /** e.g. `retrieval span 1a2b… (openinference)`, `prompt pattern`, `generation span`. */
   querySource?: string;
   sourcesSource?: string;
+  /** Why no source was found where one was looked for (e.g. `context pattern matched, no documents in it`). */
+  sourcesNote?: string;
   responseSource?: string;
   /** Where the conversation id came from, `anonymous …` without one; absent for a first turn without an id. */
   conversationSource?: string;

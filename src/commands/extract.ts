@@ -32,7 +32,7 @@ export function explainLine(o: GenerationOutcome): string {
   const parts = [
     o.kind === 'incomplete' ? `missing=${o.missing.join(',')}` : undefined,
     `query<-${e?.querySource ?? 'none'}`,
-    `sources<-${e?.sourcesSource ?? 'none'}`,
+    `sources<-${e?.sourcesSource ?? (e?.sourcesNote !== undefined ? `none (${e.sourcesNote})` : 'none')}`,
     `response<-${e?.responseSource ?? 'none'}`,
     e?.conversationSource !== undefined ? `conversation<-${e.conversationSource}` : undefined,
     e?.historyNote,

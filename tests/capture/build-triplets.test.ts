@@ -5,6 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { buildTriplets, isoTimestamp, tripletId } from '../../src/capture/build-triplets.ts';
 import { DEFAULT_MAPPERS } from '../../src/capture/mappers/index.ts';
+import { CUSTOM_DEFAULTS, createPromptSourceExtractor } from '../../src/capture/mappers/custom.ts';
 import { scoreRecordOf } from '../../src/scorer/score-record.ts';
 import type { Attributes, CapturedSpan } from '../../src/capture/types.ts';
 
@@ -118,5 +119,24 @@ describe('buildTriplets', () => {
   it('clips every text field at maxTextChars', () => {
     const [o] = build([retriever('x'.repeat(50), 0, 5), llm('y'.repeat(50), 10, 20)], 10);
     expect(o).toMatchObject({ kind: 'triplet', triplet: { sources: [{ content: 'x'.repeat(10) }], response: 'y'.repeat(10), service: 'svc' } });
+  });
+});
+
+describe('sources from the prompt without document markers (issue 52)', () => {
+  // LangChain under OpenInference: the retriever is another trace; the chat span holds the context block.
+  const promptSources = createPromptSourceExtractor({ ...CUSTOM_DEFAULTS, promptContextPattern: 'Context:\n(?<context>[\\s\\S]*)$' })!;
+  const chat = (system: string) =>
+    span({ 'openinference.span.kind': 'LLM', 'llm.input_messages.0.message.role': 'system', 'llm.input_messages.0.message.content': system, 'llm.input_messages.1.message.role': 'user', 'llm.input_messages.1.message.content': 'When?', 'llm.output_messages.0.message.role': 'assistant', 'llm.output_messages.0.message.content': 'In 1889.' }, 0, 10);
+  const buildWith = (spans: CapturedSpan[]) => buildTriplets(spans, { mappers: DEFAULT_MAPPERS, defaultService: 'x', maxTextChars: 1000, promptSources });
+
+  it('a "\\n".join(page_content) block gives one source: a triplet, not incomplete{missing="sources"}', () => {
+    const [o] = buildWith([chat('Answer from the context.\nContext:\nThe tower was completed in 1889.\nIt is 330 m tall.')]);
+    expect(o).toMatchObject({ kind: 'triplet', triplet: { sources: [{ content: 'The tower was completed in 1889.\nIt is 330 m tall.' }] } });
+    expect(o!.explain?.sourcesSource).toContain('no document markers');
+  });
+
+  it('an empty block stays incomplete, and the explanation says the pattern matched a block with no documents', () => {
+    const [o] = buildWith([chat('Answer from the context.\nContext:\n')]);
+    expect(o).toMatchObject({ kind: 'incomplete', missing: ['sources'], explain: { sourcesNote: 'context pattern matched, no documents in it' } });
   });
 });

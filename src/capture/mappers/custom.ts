@@ -76,8 +76,29 @@ export const customMapper: ConventionMapper = createCustomMapper();
 
 /** What the prompt pattern found: the documents and, when the block sat in the user message, the question. */
 export interface PromptSources {
+  /** Empty when the context pattern matched a block with nothing in it (see `note`). */
   sources: Source[];
   query?: string;
+  /** How the block was read (`no document markers: …`) or why it gave nothing, for `--explain` and the trail. */
+  note?: string;
+}
+
+/** The note of a context block that matched but holds no text: the trail and `--explain` say it in these words. */
+export const EMPTY_CONTEXT_NOTE = 'context pattern matched, no documents in it';
+/** The note of prompts the context pattern did not match. */
+export const NO_CONTEXT_NOTE = 'context pattern (capture.custom.promptContextPattern) matched no system or user message';
+
+/**
+ * The documents of a context block without the document pattern's markers (`"\n".join(docs)`, as LangChain
+ * apps build it): one source per paragraph when blank lines separate paragraphs, otherwise the whole block
+ * as one source — a single newline is as likely inside a document as between two, so it is never a boundary.
+ */
+export function unmarkedDocuments(block: string): Source[] {
+  const paragraphs = block
+    .split(/\n[ \t]*\n/)
+    .map((p) => p.trim())
+    .filter((p) => p !== '');
+  return paragraphs.map((content) => ({ content }));
 }
 
 function group(m: RegExpExecArray, name: string): string | undefined {
@@ -86,7 +107,8 @@ function group(m: RegExpExecArray, name: string): string | undefined {
 
 /**
  * Compiles the prompt patterns once; the returned function reads sources out of a generation's
- * input messages (system and user messages, last first). Returns undefined when off or no match.
+ * input messages (system and user messages, last first). Undefined when off; no sources (with a `note`) when the
+ * pattern matched no message or an empty block.
  */
 export function createPromptSourceExtractor(options: CustomConventionOptions): ((messages: readonly ChatText[]) => PromptSources | undefined) | undefined {
   if (options.promptContextPattern === '') return undefined;
@@ -100,15 +122,20 @@ export function createPromptSourceExtractor(options: CustomConventionOptions): (
       const m = context.exec(msg.content);
       const block = m ? group(m, 'context') : undefined;
       if (!m || block === undefined) continue;
-      const sources: Source[] = [];
+      let sources: Source[] = [];
       for (const d of block.matchAll(new RegExp(docPattern, 'g'))) {
         const content = (d.groups?.['content'] ?? d[1] ?? '').trim();
         if (content === '') continue;
         const id = d.groups?.['id']?.trim();
         sources.push(id ? { id, content } : { content });
       }
-      if (sources.length === 0) return undefined;
-      const result: PromptSources = { sources };
+      let note: string | undefined;
+      if (sources.length === 0) {
+        sources = unmarkedDocuments(block);
+        if (sources.length === 0) return { sources, note: EMPTY_CONTEXT_NOTE };
+        note = sources.length === 1 ? 'no document markers: the whole context block is one source' : `no document markers: ${sources.length} paragraphs, one source each`;
+      }
+      const result: PromptSources = note !== undefined ? { sources, note } : { sources };
       if (msg.role === 'user') {
         const q = queryPattern?.exec(msg.content);
         const question = q ? group(q, 'query')?.trim() : undefined;
@@ -121,6 +148,6 @@ export function createPromptSourceExtractor(options: CustomConventionOptions): (
       }
       return result;
     }
-    return undefined;
+    return { sources: [], note: NO_CONTEXT_NOTE };
   };
 }

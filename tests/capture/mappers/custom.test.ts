@@ -4,7 +4,7 @@
  */
 import { trace } from '@opentelemetry/api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CUSTOM_DEFAULTS, createPromptSourceExtractor } from '../../../src/capture/mappers/custom.ts';
+import { CUSTOM_DEFAULTS, EMPTY_CONTEXT_NOTE, NO_CONTEXT_NOTE, createPromptSourceExtractor } from '../../../src/capture/mappers/custom.ts';
 import { contextBlock, expectRagTriplet, ignoredSpans, type Harness, maybeWriteFixture, RAG, startHarness, triplets } from '../helpers/harness.ts';
 
 let h: Harness;
@@ -66,8 +66,43 @@ describe('prompt source extractor', () => {
     expect(got?.sources.map((s) => s.id)).toEqual(['doc-1', 'doc-2']);
   });
 
-  it('no match → undefined (the generation stays incomplete{sources})', () => {
-    expect(extract([{ role: 'user', content: RAG.query }])).toBeUndefined();
+  it('no match → no sources, and a note saying the pattern matched nothing (the generation stays incomplete{sources})', () => {
+    expect(extract([{ role: 'user', content: RAG.query }])).toEqual({ sources: [], note: NO_CONTEXT_NOTE });
     expect(createPromptSourceExtractor(CUSTOM_DEFAULTS)).toBeUndefined();
+  });
+});
+
+describe('a context block without document markers (issue 52: LangChain joins page_content with "\\n")', () => {
+  // The README's advice for LangChain under OpenInference, with the default promptDocumentPattern.
+  const extract = createPromptSourceExtractor({ ...CUSTOM_DEFAULTS, promptContextPattern: 'Context:\n(?<context>[\\s\\S]*)$' })!;
+  const docs = ['The Eiffel Tower was completed in 1889.', 'It is 330 metres tall\nand made of wrought iron.'];
+
+  it('lines joined by single newlines: the whole block is one source (a newline is no document boundary)', () => {
+    const got = extract([
+      { role: 'system', content: `Answer from the context.\nContext:\n${docs.join('\n')}` },
+      { role: 'user', content: 'When was the Eiffel Tower completed?' },
+    ]);
+    expect(got).toEqual({ sources: [{ content: docs.join('\n') }], query: 'When was the Eiffel Tower completed?', note: 'no document markers: the whole context block is one source' });
+  });
+
+  it('paragraphs separated by blank lines: one source each', () => {
+    const got = extract([
+      { role: 'system', content: `Context:\n${docs.join('\n\n')}\n` },
+      { role: 'user', content: 'How tall is it?' },
+    ]);
+    expect(got?.sources).toEqual(docs.map((content) => ({ content })));
+    expect(got?.note).toBe('no document markers: 2 paragraphs, one source each');
+  });
+
+  it('an empty block gives no source, and says so in the trail\'s words', () => {
+    const got = extract([{ role: 'system', content: 'Context:\n  \n' }, { role: 'user', content: 'q?' }]);
+    expect(got).toEqual({ sources: [], note: EMPTY_CONTEXT_NOTE });
+    expect(EMPTY_CONTEXT_NOTE).toBe('context pattern matched, no documents in it');
+  });
+
+  it('marked documents still split by their markers', () => {
+    const got = extract([{ role: 'system', content: 'Context:\n[a] one\n[b] two' }, { role: 'user', content: 'q?' }]);
+    expect(got?.sources).toEqual([{ id: 'a', content: 'one' }, { id: 'b', content: 'two' }]);
+    expect(got?.note).toBeUndefined();
   });
 });
