@@ -13,9 +13,9 @@ const ROOT = resolve(import.meta.dirname, '../..');
 const TESTS = join(ROOT, 'tests');
 
 /** Calls that start a binary, by the helper that wraps it. */
-const BINARY_CALLS = /\b(?:startPhoenix|phoenixVenv|startPrometheus|startAlertmanager|promtool|haveKafka|startKafkaCluster|inChromium|helmTemplate|readTopicOnce|startRole|havePython|runPythonService|startCollector|haveCollector)\s*\(|chromium\.launch|haveBinaries\([^)]*'(?:promtool|prometheus|alertmanager|chromium|kcat|helm)'/;
+const BINARY_CALLS = /\b(?:startPhoenix|phoenixVenv|startPrometheus|startAlertmanager|promtool|haveKafka|startKafkaCluster|inChromium|helmTemplate|readTopicOnce|startRole|havePython|runPythonService|startCollector|haveCollector|llamaServerVenv|startLlamaServer)\s*\(|chromium\.launch|haveBinaries\([^)]*'(?:promtool|prometheus|alertmanager|chromium|kcat|helm)'/;
 /** Helper modules whose every use needs a binary. */
-const BINARY_MODULES = new Set(['tests/helpers/phoenix.ts', 'tests/helpers/kafka-mock.ts', 'tests/helpers/kafka-broker.ts', 'tests/helpers/chromium.ts', 'tests/deploy/chart-render.ts', 'tests/integration/kafka-process.ts', 'tests/helpers/python.ts', 'tests/integration/python-harness.ts', 'tests/helpers/otel-collector.ts']);
+const BINARY_MODULES = new Set(['tests/helpers/phoenix.ts', 'tests/helpers/kafka-mock.ts', 'tests/helpers/kafka-broker.ts', 'tests/helpers/chromium.ts', 'tests/deploy/chart-render.ts', 'tests/integration/kafka-process.ts', 'tests/helpers/python.ts', 'tests/integration/python-harness.ts', 'tests/helpers/otel-collector.ts', 'tests/helpers/llama-server.ts']);
 
 function walk(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : []));
