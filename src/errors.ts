@@ -21,6 +21,7 @@ export type RagwatchErrorCode =
   | 'RAGWATCH_KAFKA_TOPIC'
   | 'RAGWATCH_SHUTDOWN'
   | 'RAGWATCH_PROBE_SUITE_INVALID';
+  | 'RAGWATCH_JUDGE_CONTEXT_EXCEEDED'
 
 /** Base class of every error ragwatch raises on purpose. */
 export class RagwatchError extends Error {

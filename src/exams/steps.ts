@@ -7,7 +7,7 @@
  */
 import { z } from 'zod';
 import { newBoundary, wrapUntrusted } from '../judges/llm/prompts.ts';
-import { parseWith, stepMessages, toJsonSchema, type Step } from '../judges/llm/step.ts';
+import { outputBudget, parseWith, stepMessages, toJsonSchema, type Step } from '../judges/llm/step.ts';
 import { LETTERS } from './types.ts';
 
 /** A generated question before filtering. */
@@ -29,6 +29,7 @@ export function examQuestionStep(document: string, domain: string): Step<DraftQu
     messages: stepMessages(boundary, task, [wrapUntrusted(boundary, 'document', document)], contract),
     jsonSchema: toJsonSchema(schema),
     contract,
+    outputTokens: outputBudget(5, 240),
     parse(content) {
       const r = parseWith(schema, content, () => undefined);
       return r.ok ? { ok: true, value: { question: r.value.question, options: r.value.options as DraftQuestion['options'], correct: r.value.correct } } : r;
@@ -49,6 +50,7 @@ export function closedBookStep(question: string, options: readonly string[]): St
     messages: stepMessages(boundary, task, data, contract),
     jsonSchema: toJsonSchema(schema),
     contract,
+    outputTokens: outputBudget(2, 20),
     parse(content) {
       return parseWith(schema, content, () => undefined);
     },

@@ -99,6 +99,10 @@ export function createInstruments(options: InstrumentsOptions = {}) {
     judgeRequestDuration: new Histogram({ name: 'ragwatch_judge_request_duration_seconds', help: 'Duration of one HTTP request to the LLM judge endpoint.', labelNames: ['outcome'], buckets: DURATION_BUCKETS, registers }),
     judgeCost: new Counter({ name: 'ragwatch_judge_cost_total', help: 'Estimated cost of LLM judge calls from the configured price table (judge.llm.prices), in its currency.', labelNames: ['model'], registers }),
   };
+    judgeAnswers: new Counter({ name: 'ragwatch_judge_answers_total', help: 'Answers of the LLM judge to one step (decompose, response_match, source_match, same_answer, evaluators, exam steps), by step and outcome: valid_first_try, valid_after_repair, invalid_after_repair.', labelNames: ['step', 'outcome'], registers }),
+    judgeFailures: new Counter({ name: 'ragwatch_judge_failures_total', help: 'LLM judge steps that gave no verdict, by step and reason (malformed, timeout, rate_limited, server_error, unreachable, rejected, context_exceeded, circuit_open): the triplet is failed or the metric skipped, never scored.', labelNames: ['step', 'reason'], registers }),
+    judgeLastFailure: new Gauge({ name: 'ragwatch_judge_last_failure_timestamp_seconds', help: 'When an LLM judge step last gave no verdict, by step and reason (Unix seconds).', labelNames: ['step', 'reason'], registers }),
+    judgeAdaptations: new Counter({ name: 'ragwatch_judge_adaptations_total', help: 'Changes made once to the judge requests after the endpoint refused a part of them (output:json_object_schema, output:json_object, output:prompt_only, seed:dropped, strict:dropped, temperature:dropped).', labelNames: ['change'], registers }),
 }
 
 /** Every instrument the pipeline records into. */

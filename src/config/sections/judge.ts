@@ -13,8 +13,18 @@ const priceSchema = z
 /** LLM judge: client limits, retries, circuit breaker, caches, prices. */
 const llmSection = z
   .object({
-    /** Per-request timeout in milliseconds. Default 30000. */
-    timeoutMs: z.number().int().positive().default(30_000),
+    /**
+     * Fixed per-request timeout in milliseconds. Default none: each request's budget follows the
+     * endpoint's observed pace (prompt and output size × milliseconds per token, ×3), at least 30 s and
+     * at most 10 min, so a small model on a CPU is not timed out by a budget made for a hosted one.
+     */
+    timeoutMs: z.number().int().positive().optional(),
+    /**
+     * The judge model's context window in tokens (llama.cpp `--ctx-size`, Ollama `num_ctx`, vLLM
+     * `--max-model-len`). Default: unknown until the endpoint names it in a refusal; then a prompt that
+     * does not fit with room for its answer fails as `context_exceeded` instead of being sent.
+     */
+    contextTokens: z.number().int().min(256).optional(),
     /** Retries of one request on 408/409/425/429/5xx, timeouts and network errors. Default 3. */
     maxRetries: z.number().int().min(0).max(10).default(3),
     /** First backoff delay in milliseconds (doubles per retry, full jitter). Default 500. */
@@ -33,7 +43,7 @@ const llmSection = z
     temperature: z.number().min(0).max(2).default(0),
     /** Seed sent for reproducible sampling where the endpoint supports it; null = not sent. Default 0. */
     seed: z.number().int().nullable().default(0),
-    /** `json_schema` (strict structured output) or `json_object` (JSON mode + validation). Default `json_schema`; falls back to `json_object` when the endpoint rejects schemas. */
+    /** `json_schema` (strict structured output) or `json_object` (JSON mode + validation). Default `json_schema`; when the endpoint refuses it, falls back once to `json_object` with the schema beside it (llama-cpp-python's grammar), then plain `json_object`, then none (docs/judges.md). */
     structuredOutput: z.enum(['json_schema', 'json_object']).default('json_schema'),
     /** Consecutive failed requests (after retries) that open the circuit breaker. Default 5. */
     breakerFailureThreshold: z.number().int().positive().default(5),

@@ -3,15 +3,27 @@
  * endpoint (`openai` package), with a per-call timeout, bounded concurrency, a tokens-per-minute
  * limiter, retries on 408/409/425/429/5xx/timeouts (exponential backoff, jitter, `Retry-After`),
  * a circuit breaker, and usage accounting. Returns result objects; never throws.
+ *
+ * Made for small local models too (docs/judges.md, "Local and small models"): a refused request part
+ * (`json_schema`, `seed`, `strict`) is adapted once and sent again (`endpoint-adapter.ts`, logged once,
+ * `ragwatch_judge_adaptations_total`); without a fixed `timeoutMs` each call's time budget follows the
+ * endpoint's observed pace (`time-budget.ts`); each call asks for no more output than its step needs, and
+ * within the model's context window when it is known (configured, or named by a refusal); a prompt that
+ * cannot fit fails as `RAGWATCH_JUDGE_CONTEXT_EXCEEDED`. Every step's outcome is counted by reason
+ * ({@link LlmClient.noteOutcome}).
  * @module
  */
 import { APIConnectionTimeoutError, APIError, APIUserAbortError, OpenAI } from 'openai';
 import { RagwatchError, errorMessage, type RagwatchErrorCode } from '../../errors.ts';
+import { silentLogger, type Logger } from '../../log.ts';
 import type { Instruments } from '../../telemetry/instruments.ts';
 import type { JudgeFailure } from '../types.ts';
 import { CircuitBreaker } from './circuit-breaker.ts';
+import { EndpointAdapter, type Adaptation } from './endpoint-adapter.ts';
+import { estimateTokens, type StepOutcomeReason } from './outcomes.ts';
 import { backoffMs, isRetriableStatus, parseRetryAfterMs } from './retry-policy.ts';
 import { Semaphore } from './semaphore.ts';
+import { TimeBudget } from './time-budget.ts';
 import { TokenLimiter } from './token-limiter.ts';
 
 /** One chat message. */
@@ -27,6 +39,8 @@ export interface ChatRequest {
   schemaName: string;
   /** JSON schema the answer must match (strict structured output where supported). */
   jsonSchema: Record<string, unknown>;
+  /** Most output tokens this call needs (its step's estimate); capped by `maxOutputTokens`. Default `maxOutputTokens`. */
+  outputTokens?: number;
 }
 
 /** A completed request: the raw message content (not yet validated) and its token usage. */
@@ -46,8 +60,13 @@ export interface LlmClientOptions {
   apiKey?: string;
   /** Default `gpt-4o-mini`. */
   model?: string;
-  /** Default 30000. */
-  timeoutMs?: number;
+  /**
+   * Fixed per-call timeout in milliseconds. Default none: each call's budget follows the endpoint's
+   * observed pace, at least 30 s and at most 10 min (`time-budget.ts`).
+   */
+  timeoutMs?: number | undefined;
+  /** The model's context window in tokens. Default: unknown until the endpoint names it in a refusal. */
+  contextTokens?: number | undefined;
   /** Default 3. */
   maxRetries?: number;
   /** Default 500. */
@@ -78,10 +97,12 @@ export interface LlmClientOptions {
   instruments?: Instruments;
   /** Random source for jitter (tests). Default `Math.random`. */
   random?: () => number;
+  /** Where the one-time adaptations to the endpoint are logged. Default: not logged. */
+  logger?: Logger;
 }
 
 type Outcome = 'ok' | 'rate_limited' | 'server_error' | 'timeout' | 'network_error' | 'client_error' | 'circuit_open';
-type AttemptFailure = { ok: false; outcome: Outcome; retriable: boolean; retryAfterMs?: number; error: RagwatchError; formatUnsupported?: boolean };
+type AttemptFailure = { ok: false; outcome: Outcome; retriable: boolean; retryAfterMs?: number; error: RagwatchError; adapted?: Adaptation };
 
 const sleep = (ms: number, signal?: AbortSignal) =>
   new Promise<void>((resolve, reject) => {
@@ -102,21 +123,24 @@ const CODE_BY_OUTCOME: Record<Outcome, RagwatchErrorCode> = {
   circuit_open: 'RAGWATCH_JUDGE_CIRCUIT_OPEN',
 };
 
+/** Calls one OpenAI-compatible endpoint for the judge steps (see the module comment). */
 export class LlmClient {
   /** Model name sent with every request. */
   readonly model: string;
   readonly #openai: OpenAI;
-  readonly #o: Required<Omit<LlmClientOptions, 'baseUrl' | 'apiKey' | 'instruments' | 'model'>>;
+  readonly #o: Required<Omit<LlmClientOptions, 'baseUrl' | 'apiKey' | 'instruments' | 'model' | 'timeoutMs' | 'contextTokens' | 'logger' | 'temperature' | 'seed' | 'structuredOutput'>>;
+  readonly #timeoutMs: number | undefined;
   readonly #instruments: Instruments | undefined;
+  readonly #logger: Logger;
   readonly #breaker: CircuitBreaker;
   readonly #limiter: TokenLimiter;
   readonly #semaphore: Semaphore;
-  #format: 'json_schema' | 'json_object';
+  readonly #adapter: EndpointAdapter;
+  readonly #budget = new TimeBudget();
 
   constructor(options: LlmClientOptions = {}) {
     this.model = options.model ?? 'gpt-4o-mini';
     this.#o = {
-      timeoutMs: options.timeoutMs ?? 30_000,
       maxRetries: options.maxRetries ?? 3,
       retryBaseMs: options.retryBaseMs ?? 500,
       retryMaxMs: options.retryMaxMs ?? 20_000,
@@ -124,18 +148,17 @@ export class LlmClient {
       maxConcurrentRequests: options.maxConcurrentRequests ?? 4,
       tokensPerMinute: options.tokensPerMinute ?? 0,
       maxOutputTokens: options.maxOutputTokens ?? 4096,
-      temperature: options.temperature ?? 0,
-      seed: options.seed === undefined ? 0 : options.seed,
-      structuredOutput: options.structuredOutput ?? 'json_schema',
       breakerFailureThreshold: options.breakerFailureThreshold ?? 5,
       breakerCooldownMs: options.breakerCooldownMs ?? 30_000,
       prices: options.prices ?? {},
       random: options.random ?? Math.random,
     };
+    this.#timeoutMs = options.timeoutMs;
     this.#instruments = options.instruments;
-    this.#format = this.#o.structuredOutput;
+    this.#logger = options.logger ?? silentLogger;
+    this.#adapter = new EndpointAdapter({ output: options.structuredOutput ?? 'json_schema', seed: options.seed === undefined ? 0 : options.seed, temperature: options.temperature ?? 0, contextTokens: options.contextTokens });
     // Local endpoints (vLLM, Ollama) need no key, but the SDK refuses to start without one.
-    this.#openai = new OpenAI({ apiKey: options.apiKey ?? 'no-key', ...(options.baseUrl ? { baseURL: options.baseUrl } : {}), maxRetries: 0, timeout: this.#o.timeoutMs });
+    this.#openai = new OpenAI({ apiKey: options.apiKey ?? 'no-key', ...(options.baseUrl ? { baseURL: options.baseUrl } : {}), maxRetries: 0 });
     this.#breaker = new CircuitBreaker({ failureThreshold: this.#o.breakerFailureThreshold, cooldownMs: this.#o.breakerCooldownMs });
     this.#limiter = new TokenLimiter({ tokensPerMinute: this.#o.tokensPerMinute });
     this.#semaphore = new Semaphore(this.#o.maxConcurrentRequests);
@@ -146,6 +169,27 @@ export class LlmClient {
     return this.#breaker.state;
   }
 
+  /** How JSON is asked for now (after the endpoint's refusals). */
+  get outputMode(): EndpointAdapter['output'] {
+    return this.#adapter.output;
+  }
+
+  /** The model's context window in tokens, when configured or learned; else undefined. */
+  get contextTokens(): number | undefined {
+    return this.#adapter.contextTokens;
+  }
+
+  /** Records how one step ended (`ragwatch_judge_answers_total`, `ragwatch_judge_failures_total`). */
+  noteOutcome(step: string, outcome: StepOutcomeReason): void {
+    if (outcome === 'aborted') return;
+    if (outcome === 'valid_first_try' || outcome === 'valid_after_repair') this.#instruments?.judgeAnswers.inc({ step, outcome });
+    else {
+      if (outcome === 'malformed') this.#instruments?.judgeAnswers.inc({ step, outcome: 'invalid_after_repair' });
+      this.#instruments?.judgeFailures.inc({ step, reason: outcome });
+      this.#instruments?.judgeLastFailure.set({ step, reason: outcome }, Date.now() / 1000);
+    }
+  }
+
   /** Sends one request with retries; the answer's content is returned unvalidated. */
   async complete(request: ChatRequest, signal?: AbortSignal): Promise<ChatResult> {
     const gate = this.#breaker.acquire();
@@ -153,24 +197,28 @@ export class LlmClient {
       this.#instruments?.judgeRequests.inc({ outcome: 'circuit_open' });
       return { ok: false, retriable: true, retryAfterMs: gate.retryAfterMs, error: new RagwatchError('RAGWATCH_JUDGE_CIRCUIT_OPEN', `judge circuit breaker open; retry in ${gate.retryAfterMs} ms`) };
     }
-    const estimate = Math.ceil(request.messages.reduce((n, m) => n + m.content.length, 0) / 4) + 512;
-    let formatFallbackUsed = false;
+    const promptTokens = estimateTokens(request.messages.reduce((n, m) => n + m.content.length, 0));
+    const estimate = promptTokens + 512;
     for (let attempt = 0; ; attempt++) {
+      const room = this.#outputRoom(request, promptTokens);
+      if (room === undefined) {
+        return { ok: false, retriable: false, error: new RagwatchError('RAGWATCH_JUDGE_CONTEXT_EXCEEDED', `judge prompt of about ${promptTokens} tokens does not fit the model's context window of ${this.#adapter.contextTokens} tokens with room for its answer`) };
+      }
       try {
         await this.#limiter.reserve(estimate, signal);
       } catch (err) {
         return { ok: false, retriable: true, error: new RagwatchError('RAGWATCH_SHUTDOWN', 'judge request aborted', { cause: err }) };
       }
-      const result = await this.#semaphore.run(() => this.#attempt(request, signal));
+      const result = await this.#semaphore.run(() => this.#attempt(request, promptTokens, room, signal));
       this.#limiter.adjust(estimate, result.ok ? result.inputTokens + result.outputTokens : estimate);
       if (result.ok) {
         this.#breaker.onSuccess();
         return result;
       }
-      if (result.formatUnsupported && !formatFallbackUsed) {
-        // The endpoint rejects json_schema: switch this client to JSON mode (validated by zod) for good.
-        formatFallbackUsed = true;
-        this.#format = 'json_object';
+      if (result.adapted) {
+        // The endpoint refused a part of the request: it is sent again at once without it (not a retry).
+        this.#instruments?.judgeAdaptations.inc({ change: result.adapted });
+        this.#logger.warn({ model: this.model, change: result.adapted, refusal: result.error.message.slice(0, 300) }, `judge endpoint refused part of the request; adapting once: ${result.adapted}`);
         attempt--;
         continue;
       }
@@ -192,32 +240,40 @@ export class LlmClient {
     }
   }
 
-  async #attempt(request: ChatRequest, signal?: AbortSignal): Promise<ChatSuccess | AttemptFailure> {
+  /** The call's `max_tokens`: its step's need, within `maxOutputTokens` and the context window; undefined when no useful room is left. */
+  #outputRoom(request: ChatRequest, promptTokens: number): number | undefined {
+    const want = Math.min(this.#o.maxOutputTokens, request.outputTokens ?? this.#o.maxOutputTokens);
+    const window = this.#adapter.contextTokens;
+    if (window === undefined) return want;
+    const room = window - promptTokens - 8;
+    return room < Math.min(want, 64) ? undefined : Math.min(want, room);
+  }
+
+  async #attempt(request: ChatRequest, promptTokens: number, maxTokens: number, signal?: AbortSignal): Promise<ChatSuccess | AttemptFailure> {
     const started = performance.now();
-    const o = this.#o;
-    const responseFormat =
-      this.#format === 'json_schema'
-        ? { type: 'json_schema' as const, json_schema: { name: request.schemaName, strict: true, schema: request.jsonSchema } }
-        : { type: 'json_object' as const };
+    const shape = this.#adapter.shape(request.schemaName, request.jsonSchema);
+    const timeoutMs = this.#timeoutMs ?? this.#budget.budgetMs(promptTokens, maxTokens);
     let outcome: Outcome = 'ok';
     try {
       const completion = await this.#openai.chat.completions.create(
         {
           model: this.model,
           messages: request.messages,
-          temperature: o.temperature,
-          max_tokens: o.maxOutputTokens,
-          response_format: responseFormat,
-          ...(o.seed === null ? {} : { seed: o.seed }),
+          max_tokens: maxTokens,
+          ...(shape.temperature !== undefined ? { temperature: shape.temperature } : {}),
+          ...(shape.responseFormat ? { response_format: shape.responseFormat as unknown as OpenAI.ResponseFormatJSONObject } : {}),
+          ...(shape.seed !== undefined ? { seed: shape.seed } : {}),
         },
-        { timeout: o.timeoutMs, maxRetries: 0, ...(signal ? { signal } : {}) },
+        { timeout: timeoutMs, maxRetries: 0, ...(signal ? { signal } : {}) },
       );
       const inputTokens = completion.usage?.prompt_tokens ?? 0;
       const outputTokens = completion.usage?.completion_tokens ?? 0;
+      const durationMs = performance.now() - started;
+      this.#budget.observe(inputTokens || promptTokens, outputTokens, durationMs);
       this.#account(inputTokens, outputTokens);
-      return { ok: true, content: completion.choices[0]?.message?.content ?? '', inputTokens, outputTokens, durationMs: performance.now() - started };
+      return { ok: true, content: completion.choices[0]?.message?.content ?? '', inputTokens, outputTokens, durationMs };
     } catch (err) {
-      const failure = this.#classify(err);
+      const failure = this.#classify(err, timeoutMs);
       outcome = failure.outcome;
       return failure;
     } finally {
@@ -226,25 +282,30 @@ export class LlmClient {
     }
   }
 
-  #classify(err: unknown): AttemptFailure {
+  #classify(err: unknown, timeoutMs: number): AttemptFailure {
     if (err instanceof APIConnectionTimeoutError) {
-      return { ok: false, outcome: 'timeout', retriable: true, error: new RagwatchError('RAGWATCH_JUDGE_TIMEOUT', `judge request timed out after ${this.#o.timeoutMs} ms`, { cause: err }) };
+      return { ok: false, outcome: 'timeout', retriable: true, error: new RagwatchError('RAGWATCH_JUDGE_TIMEOUT', `judge request timed out after ${timeoutMs} ms`, { cause: err }) };
     }
     if (err instanceof APIUserAbortError) {
       return { ok: false, outcome: 'network_error', retriable: false, error: new RagwatchError('RAGWATCH_SHUTDOWN', 'judge request aborted', { cause: err }) };
     }
     if (err instanceof APIError && typeof err.status === 'number') {
       const status = err.status;
+      const message = errorMessage(err);
+      if (status !== 429 && this.#adapter.learnContext(message)) {
+        return { ok: false, outcome: 'client_error', retriable: false, error: new RagwatchError('RAGWATCH_JUDGE_CONTEXT_EXCEEDED', `judge endpoint answered ${status}: the prompt does not fit the model's context window: ${message}`, { cause: err }) };
+      }
       const outcome: Outcome = status === 429 ? 'rate_limited' : status >= 500 ? 'server_error' : 'client_error';
       const retryAfterMs = parseRetryAfterMs(err.headers);
       const failure: AttemptFailure = {
         ok: false,
         outcome,
         retriable: isRetriableStatus(status),
-        error: new RagwatchError(CODE_BY_OUTCOME[outcome], `judge endpoint answered ${status}: ${errorMessage(err)}`, { cause: err }),
+        error: new RagwatchError(CODE_BY_OUTCOME[outcome], `judge endpoint answered ${status}: ${message}`, { cause: err }),
       };
       if (retryAfterMs !== undefined) failure.retryAfterMs = retryAfterMs;
-      if (status === 400 && this.#format === 'json_schema' && /response_format|json_schema|structured/i.test(errorMessage(err))) failure.formatUnsupported = true;
+      const adapted = this.#adapter.adapt(status, message);
+      if (adapted) failure.adapted = adapted;
       return failure;
     }
     return { ok: false, outcome: 'network_error', retriable: true, error: new RagwatchError('RAGWATCH_JUDGE_UNAVAILABLE', `judge endpoint unreachable: ${errorMessage(err)}`, { cause: err }) };

@@ -12,7 +12,7 @@
 import { z } from 'zod';
 import type { EvaluatorConfig, EvaluatorInput } from '../../config/sections/evaluators.ts';
 import { newBoundary, sanitizeUntrusted, systemPrompt, tailReminder, wrapUntrusted } from './prompts.ts';
-import { toJsonSchema, type Step } from './step.ts';
+import { outputBudget, toJsonSchema, type Step } from './step.ts';
 
 /** Version of the evaluator prompt; part of the cache key, bump when its meaning changes. */
 export const EVALUATOR_PROMPT_VERSION = 'e1';
@@ -129,6 +129,8 @@ export function evaluatorStep(data: EvaluatorData, evaluators: readonly LlmEvalu
     ],
     jsonSchema: toJsonSchema(schema),
     contract,
+    // Per evaluator: a label or value and one sentence of reason (cut at 300 characters).
+    outputTokens: outputBudget(evaluators.length, MAX_REASON_CHARS + 60),
     parse(content) {
       const text = content.trim().replace(/^```(?:json)?\s*\n([\s\S]*)\n```$/u, '$1');
       let raw: unknown;

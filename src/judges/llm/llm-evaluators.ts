@@ -13,6 +13,7 @@ import { BoundedCache, contentHash } from '../cache.ts';
 import type { JudgeFailure } from '../types.ts';
 import type { LlmClient } from './client.ts';
 import { EVALUATOR_PROMPT_VERSION, evaluatorStep, type EvaluatorData, type EvaluatorVerdict, type LlmEvaluator } from './evaluator-step.ts';
+import { failureReason } from './outcomes.ts';
 import { repairMessage } from './prompts.ts';
 
 /** Scores, skips and explanations of the `llm` evaluators of one triplet. */
@@ -62,8 +63,9 @@ export class LlmEvaluators {
     const verdicts = new Map<string, EvaluatorVerdict>();
     let messages = step.messages;
     for (let attempt = 0; attempt < 2; attempt++) {
-      const res = await this.#client.complete({ messages, schemaName: `ragwatch_${step.name}`, jsonSchema: step.jsonSchema }, signal);
+      const res = await this.#client.complete({ messages, schemaName: `ragwatch_${step.name}`, jsonSchema: step.jsonSchema, ...(step.outputTokens !== undefined ? { outputTokens: step.outputTokens } : {}) }, signal);
       if (!res.ok) {
+        this.#client.noteOutcome(step.name, failureReason(res.error.code, res.error.message));
         if (res.retriable) return res;
         return { ok: true, ...this.#skipAll(verdicts, 'judge_error') };
       }
@@ -77,7 +79,10 @@ export class LlmEvaluators {
         for (const [name, v] of parsed.value.verdicts) verdicts.set(name, v);
         for (const [name, p] of parsed.value.problems) if (!verdicts.has(name)) problems.set(name, p);
       }
-      if (problems.size === 0 || attempt === 1) break;
+      if (problems.size === 0 || attempt === 1) {
+        this.#client.noteOutcome(step.name, problems.size > 0 ? 'malformed' : attempt === 0 ? 'valid_first_try' : 'valid_after_repair');
+        break;
+      }
       const problem = [...problems.values()].slice(0, 3).join('; ');
       messages = [...step.messages, { role: 'assistant', content: res.content.slice(0, 8000) }, { role: 'user', content: repairMessage(step.boundary, problem, step.contract) }];
     }

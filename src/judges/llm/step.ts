@@ -10,6 +10,7 @@ import { RagwatchError } from '../../errors.ts';
 import type { Usage } from '../../triplet.ts';
 import type { JudgeFailure } from '../types.ts';
 import type { ChatMessage, LlmClient } from './client.ts';
+import { failureReason } from './outcomes.ts';
 import { repairMessage, systemPrompt, tailReminder, type Boundary } from './prompts.ts';
 
 /** A prepared call: messages, schema, and the validator that turns raw content into typed output. */
@@ -20,6 +21,8 @@ export interface Step<T> {
   jsonSchema: Record<string, unknown>;
   /** Restated output contract (also used in the repair message). */
   contract: string;
+  /** Most output tokens the answer needs (a generous estimate from the number and size of the items asked for); default the client's `maxOutputTokens`. */
+  outputTokens?: number;
   /** Parses and validates raw content; a string is the problem found. */
   parse(content: string): { ok: true; value: T } | { ok: false; problem: string };
 }
@@ -84,19 +87,33 @@ export function stepMessages(boundary: Boundary, task: string, data: string[], c
 /** What a step yields: its validated output, or why the call failed. */
 export type StepOutcome<T> = { ok: true; value: T } | JudgeFailure;
 
-/** Runs one step: a call, validation, at most one repair call; a second invalid answer is a failure. Usage is added to `usage`. */
+/** Runs one step: a call, validation, at most one repair call; a second invalid answer is a failure. Usage is added to `usage`; the outcome is counted by the client. */
 export async function runStep<T>(client: LlmClient, step: Step<T>, usage: Usage, signal?: AbortSignal): Promise<StepOutcome<T>> {
   let messages = step.messages;
   for (let attempt = 0; attempt < 2; attempt++) {
-    const res = await client.complete({ messages, schemaName: `ragwatch_${step.name}`, jsonSchema: step.jsonSchema }, signal);
-    if (!res.ok) return res;
+    const res = await client.complete({ messages, schemaName: `ragwatch_${step.name}`, jsonSchema: step.jsonSchema, ...(step.outputTokens !== undefined ? { outputTokens: step.outputTokens } : {}) }, signal);
+    if (!res.ok) {
+      client.noteOutcome(step.name, failureReason(res.error.code, res.error.message));
+      return res;
+    }
     usage.calls++;
     usage.inputTokens += res.inputTokens;
     usage.outputTokens += res.outputTokens;
     const parsed = step.parse(res.content);
-    if (parsed.ok) return parsed;
-    if (attempt === 1) return { ok: false, retriable: false, error: new RagwatchError('RAGWATCH_JUDGE_MALFORMED', `judge answer to ${step.name} invalid after one repair: ${parsed.problem}`) };
+    if (parsed.ok) {
+      client.noteOutcome(step.name, attempt === 0 ? 'valid_first_try' : 'valid_after_repair');
+      return parsed;
+    }
+    if (attempt === 1) {
+      client.noteOutcome(step.name, 'malformed');
+      return { ok: false, retriable: false, error: new RagwatchError('RAGWATCH_JUDGE_MALFORMED', `judge answer to ${step.name} invalid after one repair: ${parsed.problem}`) };
+    }
     messages = [...step.messages, { role: 'assistant', content: res.content.slice(0, 8000) }, { role: 'user', content: repairMessage(step.boundary, parsed.problem, step.contract) }];
   }
   throw new Error('unreachable');
+}
+
+/** A generous output budget in tokens for an answer of `items` list entries of about `charsPerItem` characters each. */
+export function outputBudget(items: number, charsPerItem: number): number {
+  return Math.ceil(64 + items * (12 + charsPerItem / 2.5));
 }

@@ -11,7 +11,7 @@
 import { z } from 'zod';
 import type { SupportVerdict } from '../aggregate.ts';
 import { newBoundary, wrapUntrusted } from './prompts.ts';
-import { checkIds, idEnum, parseWith, stepMessages, toJsonSchema, type Step } from './step.ts';
+import { checkIds, idEnum, outputBudget, parseWith, stepMessages, toJsonSchema, type Step } from './step.ts';
 
 /** Version of the prompts; part of every cache key, bump when a prompt changes meaning. */
 export const PROMPT_VERSION = 'v2';
@@ -62,6 +62,8 @@ export function decomposeStep(query: string, response: string, sources: Readonly
     messages: stepMessages(boundary, task, data, contract),
     jsonSchema: toJsonSchema(schema),
     contract,
+    // The answer restates the query, the response and the sources as lists: about their size, twice over.
+    outputTokens: outputBudget(2 + sources.length, (2 * (query.length + response.length + sources.reduce((n, s) => n + s.content.length, 0))) / (2 + sources.length)),
     parse(content) {
       const r = parseWith(schema, content, (v) => checkIds('sources', ids, v.sources.map((s) => s.id)));
       if (!r.ok) return r;
@@ -124,6 +126,7 @@ export function responseMatchStep(
     messages: stepMessages(boundary, task, data, contract),
     jsonSchema: toJsonSchema(schema),
     contract,
+    outputTokens: outputBudget(claims.length + subQuestions.length + 2, 70),
     parse(content) {
       const r = parseWith(
         schema,
@@ -184,6 +187,7 @@ export function sourceMatchStep(
     messages: stepMessages(boundary, task, data, contract),
     jsonSchema: toJsonSchema(schema),
     contract,
+    outputTokens: outputBudget(sources.length + factIds.length + subQuestions.length + 1, 70),
     parse(content) {
       const r = parseWith(schema, content, (v) => {
         const bad = checkIds('sources', sourceIds, v.sources.map((s) => s.id)) ?? checkIds('subQuestions', qIds, v.subQuestions.map((q) => q.id));
@@ -225,6 +229,7 @@ export function sameAnswerStep(question: string, expected: ReadonlyArray<string 
     messages: stepMessages(boundary, task, data, contract),
     jsonSchema: toJsonSchema(schema),
     contract,
+    outputTokens: outputBudget(2, 40),
     parse(content) {
       const r = parseWith(schema, content, () => undefined);
       return r.ok ? { ok: true, value: r.value.same } : r;

@@ -1,0 +1,58 @@
+/**
+ * How long one judge call may take when no fixed `timeoutMs` is configured: long enough for a small
+ * model on a CPU (a 1.5B model on 2 cores reads ~50–150 prompt tokens/s and writes ~5–20 tokens/s, and
+ * a single-slot server queues concurrent calls), short enough that a hung hosted endpoint is noticed.
+ * The budget grows with the call's size at the pace the endpoint has shown: a moving average of the
+ * milliseconds per *weighted* token (prompt tokens + {@link OUTPUT_WEIGHT} × output tokens) of
+ * completed calls, queueing included. Before any call completed, a CPU server's pace is assumed.
+ * @module
+ */
+
+/** An output token costs about as much as this many prompt tokens on a CPU (measured: docs/judges.md). */
+export const OUTPUT_WEIGHT = 6;
+/** Assumed milliseconds per weighted token before the first completed call (a small model on 2 busy cores). */
+const FIRST_MS_PER_TOKEN = 15;
+/** Safety factor over the expected duration. */
+const SLACK = 3;
+/** Weight of the newest observation in the moving average. */
+const ALPHA = 0.3;
+
+/** Options of {@link TimeBudget}; all optional. */
+export interface TimeBudgetOptions {
+  /** The shortest budget, milliseconds. Default 30000. */
+  floorMs?: number;
+  /** The longest budget, milliseconds. Default 600000. */
+  ceilingMs?: number;
+}
+
+/** Per-call time budgets from the endpoint's observed pace. */
+export class TimeBudget {
+  readonly #floorMs: number;
+  readonly #ceilingMs: number;
+  #msPerToken: number | undefined;
+
+  constructor(options: TimeBudgetOptions = {}) {
+    this.#floorMs = options.floorMs ?? 30_000;
+    this.#ceilingMs = Math.max(this.#floorMs, options.ceilingMs ?? 600_000);
+  }
+
+  /** The observed milliseconds per weighted token; undefined before a call completed. */
+  get msPerToken(): number | undefined {
+    return this.#msPerToken;
+  }
+
+  /** Records a completed call. */
+  observe(inputTokens: number, outputTokens: number, durationMs: number): void {
+    const weighted = inputTokens + OUTPUT_WEIGHT * outputTokens;
+    if (weighted <= 0 || !(durationMs > 0)) return;
+    const pace = durationMs / weighted;
+    this.#msPerToken = this.#msPerToken === undefined ? pace : ALPHA * pace + (1 - ALPHA) * this.#msPerToken;
+  }
+
+  /** The budget of a call of about `promptTokens` prompt tokens that may write up to `outputTokens`. */
+  budgetMs(promptTokens: number, outputTokens: number): number {
+    // The expected answer is about half its budget; the slack covers the rest and a queue ahead of it.
+    const expected = (promptTokens + (OUTPUT_WEIGHT * outputTokens) / 2) * (this.#msPerToken ?? FIRST_MS_PER_TOKEN);
+    return Math.round(Math.min(this.#ceilingMs, Math.max(this.#floorMs, SLACK * expected)));
+  }
+}
