@@ -69,6 +69,7 @@ if [ -z "$wheel" ]; then
     CMAKE_BUILD_PARALLEL_LEVEL="${RAGWATCH_LLAMA_BUILD_JOBS:-$(nproc)}" \
     CMAKE_ARGS="-DGGML_NATIVE=ON -DLLAMA_CURL=OFF -DGGML_OPENMP=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF" \
     "${pip[@]}" wheel --quiet --no-deps --no-build-isolation --no-index -w "$tmp/wheel" "$tmp"/sdist/llama_cpp_python-*.tar.gz >&2
+  mkdir -p "$built"
   mv "$tmp"/wheel/llama_cpp_python-*.whl "$built/"
   rm -rf "$tmp"
   (cd "$built" && sha256sum llama_cpp_python-*.whl > wheel.sha256)
