@@ -25,6 +25,11 @@ export interface CaptureOptions {
   /** Receives every outcome, including incomplete ones (for `extract --explain`). */
   onOutcome?: (outcome: GenerationOutcome) => void;
   mappers?: readonly ConventionMapper[];
+  /**
+   * Told of every trace assembled: its spans in this assembly, the names of a few, and how many
+   * generations gave an outcome (0: no generation span — a retriever alone, say). Must not throw.
+   */
+  onAssembled?: (traceId: string, spans: number, generations: number, spanNames: readonly string[]) => void;
   /** Told of every model-call span that is not a generation (counted as `ignored`, never a triplet). */
   onIgnored?: (span: CapturedSpan, operation: NonGenerationOperation) => void;
   /** PII redaction policy (the `redaction` config section). Default: every built-in recognizer on. */
@@ -47,6 +52,7 @@ export class Capture {
   readonly #build: BuildOptions;
   readonly #onTriplet: (t: Triplet) => void;
   readonly #onOutcome: ((o: GenerationOutcome) => void) | undefined;
+  readonly #onAssembled: CaptureOptions['onAssembled'];
   readonly #redactor: TripletRedactor;
   readonly #services = new LabelBound(50);
   readonly #models = new LabelBound(50);
@@ -68,6 +74,7 @@ export class Capture {
     this.#onTriplet = options.onTriplet;
     this.#routes = new LabelBound(20, c.routes);
     this.#onOutcome = options.onOutcome;
+    this.#onAssembled = options.onAssembled;
     this.#redactor = createRedactor(options.redaction, { textRedacted: options.textRedacted ?? false });
     this.#build = {
       mappers: options.mappers ?? createMappers(c.custom),
@@ -171,6 +178,7 @@ export class Capture {
       this.#instruments.dropped.inc({ stage: 'capture', reason: 'mapper_error' }, spans.length);
       return;
     }
+    if (this.#onAssembled) this.#tellAssembled(spans, outcomes);
     for (const raw of outcomes) {
       this.#seen.set(raw.mapper, (this.#seen.get(raw.mapper) ?? 0) + 1);
       // PII is replaced here, before the triplet reaches any sink (DESIGN §6); undefined = dropped, counted.
@@ -190,6 +198,26 @@ export class Capture {
         if (cut.chars > 0) this.#instruments.historyCut.inc({ unit: 'characters' }, cut.chars);
       }
       this.#onTriplet(t);
+    }
+  }
+
+  /** Per trace of an assembly: its spans, a few names, and its generations' outcomes (for the trail). */
+  #tellAssembled(spans: readonly CapturedSpan[], outcomes: readonly GenerationOutcome[]): void {
+    const traces = new Map<string, { spans: number; names: string[]; generations: number }>();
+    for (const s of spans) {
+      let t = traces.get(s.traceId);
+      if (!t) traces.set(s.traceId, (t = { spans: 0, names: [], generations: 0 }));
+      t.spans++;
+      if (t.names.length < 4 && !t.names.includes(s.name)) t.names.push(s.name);
+    }
+    for (const o of outcomes) {
+      const t = traces.get(o.kind === 'triplet' ? o.triplet.traceId : o.traceId);
+      if (t) t.generations++;
+    }
+    try {
+      for (const [traceId, t] of traces) this.#onAssembled!(traceId, t.spans, t.generations, t.names);
+    } catch {
+      // The trail is told, never obeyed: nothing it does may stop capture.
     }
   }
 

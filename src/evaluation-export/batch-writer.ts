@@ -12,12 +12,33 @@ import type { EvaluationResult, EvaluationWriter } from './types.ts';
 /** Why results were dropped (the `reason` label). */
 export type DropReason = 'queue_full' | 'rejected' | 'retries_exhausted' | 'shutdown' | 'partial_rejected' | 'redaction_error';
 
+/** How a writer settled some results: `sent`, or not delivered (`failed` by the receiver, `dropped` here) with the reason. */
+export type ExportSettlement = { status: 'sent' } | { status: 'failed' | 'dropped'; reason: DropReason };
+
+/**
+ * Told how each batch of results settled, by writer (the answer page's trail). A batch partly delivered
+ * is told as `failed` with its reason. Must not throw; errors are swallowed.
+ */
+export type ExportSettled = (writer: string, results: readonly EvaluationResult[], settlement: ExportSettlement) => void;
+
 /** The export counters of a process, shared by its writers (one registration per registry). */
 export class ExportInstruments {
   readonly exported: Counter<'writer'>;
   readonly dropped: Counter<'writer' | 'reason'>;
   readonly retries: Counter<'writer'>;
   readonly queueSize: Gauge<'writer'>;
+  /** Told how results settled (set by the role that keeps a trail). */
+  onSettled: ExportSettled | undefined;
+
+  /** Tells {@link onSettled}; never throws. */
+  settle(writer: string, results: readonly EvaluationResult[], settlement: ExportSettlement): void {
+    if (!this.onSettled || results.length === 0) return;
+    try {
+      this.onSettled(writer, results, settlement);
+    } catch {
+      // A listener's bug must not stop the export.
+    }
+  }
 
   constructor(registry: Registry) {
     const registers = [registry];
@@ -86,12 +107,14 @@ export class BatchWriter implements EvaluationWriter {
     const o = this.#o;
     if (this.#stopped) {
       if (results.length > 0) o.instruments.dropped.inc({ writer: this.name, reason: 'shutdown' }, results.length);
+      o.instruments.settle(this.name, results, { status: 'dropped', reason: 'shutdown' });
       return;
     }
     const room = Math.max(0, o.maxQueueSize - this.#queue.length);
     for (let i = 0; i < results.length && i < room; i++) this.#queue.push(results[i]!);
     if (results.length > room) {
       o.instruments.dropped.inc({ writer: this.name, reason: 'queue_full' }, results.length - room);
+      o.instruments.settle(this.name, results.slice(room), { status: 'dropped', reason: 'queue_full' });
       if (!this.#warned) {
         this.#warned = true;
         o.onFirstDrop?.(this.name);
@@ -127,6 +150,7 @@ export class BatchWriter implements EvaluationWriter {
       o.instruments.queueSize.set({ writer: this.name }, this.#queue.length);
       if (this.#abort.signal.aborted) {
         o.instruments.dropped.inc({ writer: this.name, reason: 'shutdown' }, batch.length);
+        o.instruments.settle(this.name, batch, { status: 'dropped', reason: 'shutdown' });
         continue;
       }
       let outcome: BatchOutcome;
@@ -137,6 +161,8 @@ export class BatchWriter implements EvaluationWriter {
       }
       if (outcome.exported > 0) o.instruments.exported.inc({ writer: this.name }, outcome.exported);
       for (const d of outcome.dropped) if (d.count > 0) o.instruments.dropped.inc({ writer: this.name, reason: d.reason }, d.count);
+      const lost = outcome.dropped.find((d) => d.count > 0);
+      o.instruments.settle(this.name, batch, lost ? { status: 'failed', reason: lost.reason } : { status: 'sent' });
       // A full queue refills while a batch is in flight: go on only while whole batches wait, else let the timer gather.
       if (this.#queue.length < o.maxBatchSize && !this.#stopped && !this.#flushing) break;
     }
@@ -174,6 +200,7 @@ export class BatchWriter implements EvaluationWriter {
       await this.#sending;
       if (this.#queue.length > 0) {
         this.#o.instruments.dropped.inc({ writer: this.name, reason: 'shutdown' }, this.#queue.length);
+        this.#o.instruments.settle(this.name, this.#queue, { status: 'dropped', reason: 'shutdown' });
         this.#queue = [];
       }
       this.#o.instruments.queueSize.set({ writer: this.name }, 0);

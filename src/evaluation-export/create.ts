@@ -11,7 +11,7 @@ import type { RagwatchConfig } from '../config/schema.ts';
 import { metricRegistryOf, type MetricRegistry } from '../metric-registry.ts';
 import { silentLogger, type Logger } from '../log.ts';
 import { SCORER_METRICS, type JudgeKind } from '../triplet.ts';
-import { ExportInstruments } from './batch-writer.ts';
+import { ExportInstruments, type ExportSettled } from './batch-writer.ts';
 import { EvaluationExportSink } from './export-sink.ts';
 import { createLangfuseWriter } from './langfuse-writer.ts';
 import { createOtlpWriter } from './otlp-writer.ts';
@@ -22,6 +22,8 @@ import type { EvaluationWriter } from './types.ts';
 export interface EvaluationExportOptions {
   registry: Registry;
   logger?: Logger;
+  /** Told how each writer's results settled (sent, failed, dropped): the answer page's trail. */
+  onSettled?: ExportSettled;
   /** A label of a metric's score that wins over the registry's ({@link registryLabels}); undefined: the registry's. */
   labelOf?: (metric: string, score: number) => string | undefined;
 }
@@ -106,7 +108,13 @@ export function createEvaluationExport(config: RagwatchConfig, options: Evaluati
   const logger = options.logger ?? silentLogger;
   const grace = config.server.shutdownGraceMs;
   let instruments: ExportInstruments | undefined;
-  const shared = () => (instruments ??= new ExportInstruments(options.registry));
+  const shared = () => {
+    if (!instruments) {
+      instruments = new ExportInstruments(options.registry);
+      instruments.onSettled = options.onSettled;
+    }
+    return instruments;
+  };
   const onFirstDrop = (writer: string) => logger.warn({ writer }, 'evaluation export queue full: newest results dropped (counted in ragwatch_evaluation_export_dropped_total{reason="queue_full"}); is the receiver up?');
   const writers: EvaluationWriter[] = [];
   const { endpoint } = e.otlp;

@@ -6,7 +6,7 @@
 import type { Registry } from 'prom-client';
 import type { RagwatchConfig } from '../config/schema.ts';
 import type { Logger } from '../log.ts';
-import { createApiApp, createMetricsApp, createUiApp, type UiSources } from '../server/api-app.ts';
+import { createApiApp, createMetricsApp, createUiApp, type ApiAppOptions, type UiSources } from '../server/api-app.ts';
 import { listen, type RunningServer } from './serve.ts';
 import { uiAccess, type UiAuthOptions } from '../server/ui-auth.ts';
 import type { ProbeRuns } from '../probes/run-view.ts';
@@ -19,6 +19,8 @@ export interface HttpServersOptions {
   summary: () => Record<string, unknown>;
   /** The scheduled prober's runs, when this process probes. */
   probes?: ProbeRuns | undefined;
+  /** The trail and judged answers (`/answers/<traceId>`). */
+  answers?: ApiAppOptions['answers'];
 }
 
 /** The running servers; `ui` is the metrics server itself unless `server.uiPort` is set. */

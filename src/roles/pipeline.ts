@@ -23,7 +23,9 @@ import { ScoringBudget } from '../sampling/budget.ts';
 import { piiCheckOf } from '../judges/pii.ts';
 import type { Sampler } from '../sampling/types.ts';
 import { RecordSinks, type RecordSink } from '../scorer/record-sinks.ts';
-import { sampleInto, samplerFor } from './sample-stage.ts';
+import { sampleInto, samplerFor, type SampleTrail } from './sample-stage.ts';
+import { flagRuleOf, traceAssembled, traceOutcome, traceSpans, tracedHandler } from './trail.ts';
+import type { TrailRecorder } from '../trail/types.ts';
 import { samplingAttributeKeys } from '../config/sampling-attributes.ts';
 import { Scorer } from '../scorer/scorer.ts';
 import { BufferedKafkaProducer } from '../transport/kafka-buffered-producer.ts';
@@ -63,8 +65,13 @@ export interface PipelineOptions {
    * in-host span processor produces to Kafka and leaves judging to `ragwatch scorer`).
    */
   role?: PipelineRole;
-  /** Logger for transport warnings. Default silent. */
+  /** Logger for transport warnings (and the judge's). Default silent. */
   logger?: Logger;
+  /**
+   * `judge.kind` unset and no endpoint: judge with the local model when it is in the cache
+   * (`ragwatch start` and `ragwatch scorer`; never the in-process plugin). Default false.
+   */
+  autoLocalJudge?: boolean;
   /**
    * Collector role with Kafka: send compact redacted span records to the spans topic for
    * `ragwatch assembler` instead of assembling here (`transport.kafka.assembly: spans_topic`).
@@ -72,6 +79,11 @@ export interface PipelineOptions {
   forwardSpans?: boolean;
   /** Spans arrive as collectors' redacted span records (`ragwatch assembler`): capture does not redact the text again. */
   spansRedacted?: boolean;
+  /**
+   * The process's trail (docs/answers.md): spans received, capture's outcomes, sampling, queueing and
+   * judging are told to it. Default none (the in-process plugin keeps no trail).
+   */
+  trail?: TrailRecorder;
   /**
    * Kafka topics this role creates when missing (`transport.kafka.createTopics`) before it consumes;
    * the role is not ready until they exist. Default none (the in-process plugin creates nothing).
@@ -104,6 +116,8 @@ export class Pipeline {
   readonly #kafkaTriplets: KafkaTripletProducer | undefined;
   readonly #kafkaOut: BufferedKafkaProducer | undefined;
   readonly #topics: KafkaTopicSetup | undefined;
+  readonly #trail: TrailRecorder | undefined;
+  readonly #sampleTrail: SampleTrail | undefined;
   #started: Promise<void> | undefined;
   #shutdown: Promise<void> | undefined;
 
@@ -111,7 +125,7 @@ export class Pipeline {
     const { config } = options;
     this.config = config;
     this.instruments = options.instruments ?? createInstruments(instrumentsOptionsFromConfig(config));
-    this.judge = options.judge ?? createJudge(config, { instruments: this.instruments });
+    this.judge = options.judge ?? createJudge(config, { instruments: this.instruments, ...(options.logger ? { logger: options.logger } : {}), ...(options.autoLocalJudge ? { autoLocal: true } : {}) });
     this.companion = options.companion ?? createCompanionJudge(config);
     const kafkaKind = config.transport.kind === 'kafka';
     this.role = options.role ?? (kafkaKind ? 'collector' : 'all');
@@ -154,6 +168,15 @@ export class Pipeline {
         this.consumer = new KafkaTripletConsumer({ kafka, section, instruments: this.instruments, producer: this.#kafkaOut, concurrency: config.judge.concurrency, logger });
       }
     }
+    const trail = (this.#trail = options.trail);
+    if (trail) this.#sampleTrail = { recorder: trail, where: this.#memory ? 'memory queue (transport.maxQueueSize)' : `kafka topic ${config.transport.kafka.topics.triplets} (partition by trace id)` };
+    const onOutcome = options.onOutcome;
+    const tellOutcome = trail
+      ? (o: GenerationOutcome) => {
+          traceOutcome(trail, o);
+          onOutcome?.(o);
+        }
+      : onOutcome;
     this.capture = new Capture({
       config: config.capture,
       redaction: redactionForPipeline(config),
@@ -161,7 +184,8 @@ export class Pipeline {
       attributeKeys: samplingAttributeKeys(config),
       instruments: this.instruments,
       onTriplet: (t) => this.#sample(t),
-      ...(options.onOutcome ? { onOutcome: options.onOutcome } : {}),
+      ...(tellOutcome ? { onOutcome: tellOutcome } : {}),
+      ...(trail ? { onAssembled: (traceId: string, spans: number, generations: number, names: readonly string[]) => traceAssembled(trail, traceId, spans, generations, names) } : {}),
     });
     // After capture: configured attribute values are compared as capture's triplets carry them (pseudonyms).
     this.sampler = options.sampler ?? samplerFor(config, this.capture, options.topicOf ? { topicOf: options.topicOf } : {});
@@ -191,7 +215,7 @@ export class Pipeline {
       await this.forwarder?.connect().catch(() => undefined);
       if (!this.consumer) return;
       await Promise.all([this.judge.init(), this.companion?.init(), topics]);
-      await this.consumer.start(this.scorer.handle);
+      await this.consumer.start(this.#trail ? tracedHandler(this.#trail, this.scorer.handle, flagRuleOf(this.config)) : this.scorer.handle);
     })();
     return this.#started;
   }
@@ -203,6 +227,7 @@ export class Pipeline {
 
   /** Feeds finished spans into capture. Never throws. */
   ingestSpans(spans: readonly CapturedSpan[], source: SpanSource): void {
+    if (this.#trail) traceSpans(this.#trail, spans, source);
     this.#ingest.addSpans(spans, source);
   }
 
@@ -254,6 +279,6 @@ export class Pipeline {
   }
 
   #sample(triplet: Triplet): void {
-    sampleInto(triplet, this.sampler, this.producer, this.instruments);
+    sampleInto(triplet, this.sampler, this.producer, this.instruments, this.#sampleTrail);
   }
 }

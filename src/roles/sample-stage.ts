@@ -14,6 +14,8 @@ import type { Sampler } from '../sampling/types.ts';
 import type { Instruments } from '../telemetry/instruments.ts';
 import type { TripletProducer } from '../transport/types.ts';
 import type { Triplet } from '../triplet.ts';
+import type { TrailRecorder } from '../trail/types.ts';
+import { traceQueued, traceSampling } from './trail.ts';
 
 /**
  * The configured sampler of a process, reading triplets of `capture`: `negativeFeedback` rules read
@@ -24,8 +26,14 @@ export function samplerFor(config: RagwatchConfig, capture: Pick<Capture, 'pseud
   return createSampler(config.sampling, { ...context, feedback: feedbackSignalOf(config.feedback), carriedValue: (key, value) => capture.pseudonymOf(key, value) });
 }
 
-/** Samples one captured triplet into `producer` (none: counted as not sampled). Never throws. */
-export function sampleInto(triplet: Triplet, sampler: Sampler, producer: TripletProducer | undefined, instruments: Instruments): void {
+/** Where {@link sampleInto} tells its decisions: the process's trail and how its producer is named there (`memory queue`, `kafka topic …`). */
+export interface SampleTrail {
+  recorder: TrailRecorder;
+  where: string;
+}
+
+/** Samples one captured triplet into `producer` (none: counted as not sampled), told to `trail`. Never throws. */
+export function sampleInto(triplet: Triplet, sampler: Sampler, producer: TripletProducer | undefined, instruments: Instruments, trail?: SampleTrail): void {
   let decision;
   try {
     decision = sampler.shouldSample(triplet);
@@ -33,8 +41,10 @@ export function sampleInto(triplet: Triplet, sampler: Sampler, producer: Triplet
     // A sampler bug must not break capture; count it so captured = sampled + not_sampled still holds.
     instruments.notSampled.inc();
     instruments.dropped.inc({ stage: 'sampling', reason: 'sampler_error' });
+    if (trail) traceSampling(trail.recorder, triplet, { error: true });
     return;
   }
+  if (trail) traceSampling(trail.recorder, triplet, decision);
   if (!decision.sampled || !producer) {
     instruments.notSampled.inc();
     if (!decision.sampled && decision.rule === MAX_TURNS_RULE) instruments.dropped.inc({ stage: 'sampling', reason: MAX_TURNS_RULE });
@@ -43,5 +53,6 @@ export function sampleInto(triplet: Triplet, sampler: Sampler, producer: Triplet
   instruments.sampled.inc({ stratum: decision.sampling.stratum });
   instruments.inFlight.inc();
   // send() never throws or blocks; on a drop it counts the reason and settles in_flight itself.
-  producer.send({ ...triplet, sampling: decision.sampling });
+  const accepted = producer.send({ ...triplet, sampling: decision.sampling });
+  if (trail) traceQueued(trail.recorder, triplet, accepted, trail.where);
 }

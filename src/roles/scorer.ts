@@ -7,7 +7,8 @@
 import { configSummary } from '../config/summary.ts';
 import type { RagwatchConfig } from '../config/schema.ts';
 import { silentLogger, type Logger } from '../log.ts';
-import { openReviewStore } from '../store/create.ts';
+import { openAnswerStore, openReviewStore } from '../store/create.ts';
+import { createTrail, exportSettled } from './trail.ts';
 import { LabelBus } from '../store/label-bus.ts';
 import { createInstruments, instrumentsOptionsFromConfig } from '../telemetry/instruments.ts';
 import { createKafka } from '../transport/kafka-client.ts';
@@ -41,15 +42,19 @@ export async function startScorer(config: RagwatchConfig, logger: Logger = silen
   const topicBus = quality.topics ? new TopicModelBus({ kafka: createKafka(config.transport.kafka, logger, '-topics'), section: config.transport.kafka, onModel: (m) => quality.topics?.offer(m), logger }) : undefined;
   if (topicBus) quality.weakness.publish = (m) => topicBus.publish(m);
   void topicBus?.start();
-  const pipeline = new Pipeline({ config, instruments, sinks: [quality], role: 'scorer', logger, kafkaTopics: roleTopics(config.transport.kafka, 'scorer') });
+  // This replica's part of the trail: what it read from Kafka, judged and exported (docs/answers.md#split-mode).
+  const trail = createTrail(config);
+  const pipeline = new Pipeline({ config, instruments, sinks: [quality], role: 'scorer', logger, autoLocalJudge: true, kafkaTopics: roleTopics(config.transport.kafka, 'scorer'), ...(trail ? { trail } : {}) });
+  const answers = await openAnswerStore(config, instruments.registry, logger);
+  if (answers) pipeline.sinks.add(answers);
   // Each replica exports the verdicts of the answers it scores.
-  const evaluationExport = createEvaluationExport(config, { registry: instruments.registry, logger });
+  const evaluationExport = createEvaluationExport(config, { registry: instruments.registry, logger, ...(trail ? { onSettled: exportSettled(trail) } : {}) });
   if (evaluationExport) pipeline.sinks.add(evaluationExport);
   // Every replica holds all feedback (the labels topic) and the answers it scored; joined pairs are shared.
   const feedback = await startFeedback(config, { registry: instruments.registry, logger, role: 'scorer', notifier: quality.notifier });
   if (feedback?.sink) pipeline.sinks.add(feedback.sink);
   if (feedback) quality.feedback = feedback.hub;
-  const servers = await startHttpServers(config.server, { registry: instruments.registry, ready: () => pipeline.ready, quality, summary: () => configSummary(config) }, logger);
+  const servers = await startHttpServers(config.server, { registry: instruments.registry, ready: () => pipeline.ready, quality, summary: () => configSummary(config), answers: { trail, answers, role: 'scorer' } }, logger);
   logger.info({ metrics: `http://${config.server.host}:${servers.http.port}/metrics`, group: config.transport.kafka.groupId, judge: pipeline.judge.kind }, 'ragwatch scorer started');
   pipeline.start().then(
     () => logger.info({ judge: pipeline.judge.kind }, 'scorer consuming'),
@@ -66,6 +71,7 @@ export async function startScorer(config: RagwatchConfig, logger: Logger = silen
       (stopping ??= (async () => {
         await pipeline.shutdown();
         await evaluationExport?.shutdown();
+        answers?.close();
         await feedback?.shutdown();
         await labelBus?.shutdown();
         await topicBus?.shutdown();

@@ -15,7 +15,6 @@ import { Pipeline } from './pipeline.ts';
 import type { SampledTriplet } from '../triplet.ts';
 import { createProber } from '../probes/create.ts';
 import { createExamMonitor } from '../exams/create.ts';
-import { openReviewStore } from '../store/create.ts';
 import type { Prober } from '../probes/prober.ts';
 import { startHttpServers } from './http-servers.ts';
 import { recordIngestOutcome } from '../server/ingest-metrics.ts';
@@ -30,6 +29,9 @@ import { createEvaluationExport } from '../evaluation-export/create.ts';
 import { RecentAnswers } from '../feedback/recent-answers.ts';
 import { feedbackRoute, startFeedback } from './feedback.ts';
 import { roleTopics } from '../transport/kafka-topics.ts';
+import { openAnswerStore, openReviewStore } from '../store/create.ts';
+import type { TrailRecorder } from '../trail/types.ts';
+import { createTrail, exportSettled, traceQueued } from './trail.ts';
 
 /** Share of `capture.maxBufferedSpans` above which new OTLP requests are refused whole (503). */
 const CAPTURE_FULL = 0.9;
@@ -54,11 +56,13 @@ export interface RunningApp {
 }
 
 /** Hands forwarded triplets to the scoring queue, counted as received (the plugin counted them produced). */
-function receiveForwarded(pipeline: Pipeline, triplets: SampledTriplet[]): void {
+function receiveForwarded(pipeline: Pipeline, triplets: SampledTriplet[], trail: TrailRecorder | undefined): void {
   for (const t of triplets) {
     pipeline.instruments.received.inc();
     pipeline.instruments.inFlight.inc();
-    pipeline.producer?.send(t);
+    trail?.record(t.traceId, { stage: 'sampling', outcome: 'sampled', reason: t.sampling.rule, tripletId: t.id, detail: `captured and sampled by the in-process plugin in the service (rule ${t.sampling.rule}, stratum ${t.sampling.stratum}), forwarded over HTTP` });
+    const accepted = pipeline.producer?.send(t) ?? false;
+    if (trail) traceQueued(trail, t, accepted, 'memory queue (transport.maxQueueSize)');
   }
 }
 
@@ -82,7 +86,12 @@ export async function startApp(config: RagwatchConfig, logger: Logger = silentLo
   // Feedback on answers never judged still gets their service: capture remembers what it saw.
   const recent = config.feedback.enabled ? new RecentAnswers() : undefined;
   const kafkaTopics = role === 'collector' && config.transport.kind === 'kafka' ? roleTopics(config.transport.kafka, 'collector') : undefined;
-  const pipeline = new Pipeline({ config, instruments, sinks: [quality], ...(options.judge ? { judge: options.judge } : {}), role, logger, forwardSpans, topicOf, ...(recent ? { onOutcome: recent.note } : {}), ...(kafkaTopics ? { kafkaTopics } : {}) });
+  // What each stage decided about the last traces (the answer page): this process's part of the trail.
+  const trail = createTrail(config);
+  const pipeline = new Pipeline({ config, instruments, sinks: [quality], ...(options.judge ? { judge: options.judge } : {}), role, logger, autoLocalJudge: true, forwardSpans, topicOf, ...(recent ? { onOutcome: recent.note } : {}), ...(kafkaTopics ? { kafkaTopics } : {}), ...(trail ? { trail } : {}) });
+  // The judged answers, for the answer page, kept where they are scored.
+  const answers = role === 'all' ? await openAnswerStore(config, instruments.registry, logger) : undefined;
+  if (answers) pipeline.sinks.add(answers);
   const feedback = await startFeedback(config, { registry: instruments.registry, logger, role: role === 'all' ? 'start' : 'collector', notifier: quality.notifier, ...(recent ? { recent } : {}) });
   if (feedback?.sink) pipeline.sinks.add(feedback.sink);
   if (feedback && role === 'all') quality.feedback = feedback.hub;
@@ -94,7 +103,7 @@ export async function startApp(config: RagwatchConfig, logger: Logger = silentLo
     quality.history = history.view;
   }
   // Verdicts written onto the traces (OTLP, Phoenix, Langfuse) where the answers are scored.
-  const evaluationExport = role === 'all' ? createEvaluationExport(config, { registry: instruments.registry, logger }) : undefined;
+  const evaluationExport = role === 'all' ? createEvaluationExport(config, { registry: instruments.registry, logger, ...(trail ? { onSettled: exportSettled(trail) } : {}) }) : undefined;
   if (evaluationExport) pipeline.sinks.add(evaluationExport);
   // Probes are asked from the process that scores their traces (one per deployment: never the collectors).
   if (role === 'all') {
@@ -106,7 +115,7 @@ export async function startApp(config: RagwatchConfig, logger: Logger = silentLo
   // Whole requests are refused (OTLP) or partitions paused (OTLP topics) before the capture buffer drops spans one by one (which would cut traces).
   const saturation = () => (pipeline.capture.fullness >= CAPTURE_FULL ? `capture buffer ${Math.round(pipeline.capture.fullness * 100)} % of capture.maxBufferedSpans` : undefined);
   const otlpTopics = createOtlpTopicIngest(config, pipeline, logger, saturation, feedback?.onSpans);
-  const servers = await startHttpServers(server, { registry: pipeline.instruments.registry, ready: () => pipeline.ready && (otlpTopics?.consumer.running ?? true), quality, summary: () => configSummary(config), probes: prober }, logger);
+  const servers = await startHttpServers(server, { registry: pipeline.instruments.registry, ready: () => pipeline.ready && (otlpTopics?.consumer.running ?? true), quality, summary: () => configSummary(config), probes: prober, answers: { trail, answers, role: role === 'all' ? 'start' : 'collector' } }, logger);
   const { http } = servers;
   let ingest: IngestServers;
   try {
@@ -119,7 +128,7 @@ export async function startApp(config: RagwatchConfig, logger: Logger = silentLo
       saturation,
       onOutcome: (outcome) => recordIngestOutcome(pipeline.instruments, outcome),
       // Triplets a plugin captured, redacted and sampled in its host: judged here like our own sampled ones.
-      ...(role === 'all' ? { onTriplets: (triplets: SampledTriplet[]) => receiveForwarded(pipeline, triplets) } : {}),
+      ...(role === 'all' ? { onTriplets: (triplets: SampledTriplet[]) => receiveForwarded(pipeline, triplets, trail) } : {}),
       ...(feedback ? { feedback: feedbackRoute(server, feedback) } : {}),
     });
   } catch (err) {
@@ -155,6 +164,7 @@ export async function startApp(config: RagwatchConfig, logger: Logger = silentLo
         await ingest.close(server.shutdownGraceMs);
         await pipeline.shutdown();
         await evaluationExport?.shutdown();
+        answers?.close();
         await feedback?.shutdown();
         await quality.shutdown();
         await history?.shutdown();

@@ -37,6 +37,8 @@ import type { HistoryView } from '../history/types.ts';
 import { metricRegistryOf, type MetricRegistry } from '../metric-registry.ts';
 import { historyRange, renderHistoryPage } from './history-section.ts';
 import { mountSeries } from './series-route.ts';
+import { mountAnswers } from './answer-routes.ts';
+import type { AnswerSources } from './answer-view.ts';
 
 /** What the UI pages read: the consumers of score records a scoring role wired (its `QualityMonitor`). */
 export interface UiSources {
@@ -78,6 +80,8 @@ export interface ApiAppOptions {
   metrics?: MetricRegistry | undefined;
   /** `server.traceUrlTemplate`: the pages link trace ids to the tracing backend. Default: the quality monitor's configuration's. */
   traceUrlTemplate?: string | undefined;
+  /** The trail and the judged answers of this process: `/answers/<traceId>` and `/api/answers/*` (docs/answers.md). */
+  answers?: Omit<AnswerSources, 'feedbackOf' | 'labelsOf' | 'thresholds'> | undefined;
 }
 
 /** Largest `limit` accepted by `/api/examples`. */
@@ -230,11 +234,11 @@ export function createMetricsApp(options: Pick<ApiAppOptions, 'registry' | 'read
   return app;
 }
 
-function mountUi(app: Hono, quality: UiSources, options: Pick<ApiAppOptions, 'ready' | 'summary' | 'auth' | 'probes' | 'traceUrlTemplate'> & { registry?: Registry | undefined }): void {
+function mountUi(app: Hono, quality: UiSources, options: Pick<ApiAppOptions, 'ready' | 'summary' | 'auth' | 'probes' | 'traceUrlTemplate' | 'answers'> & { registry?: Registry | undefined }): void {
   const { guard, loginLimit, login } = uiAuth(options.auth ?? { host: '127.0.0.1' });
   app.get('/login', login);
   app.post('/login', loginLimit, login);
-  for (const path of ['/', '/api/*', '/examples', '/review', '/calibration', '/weaknesses', '/probes', '/exams']) app.use(path, guard);
+  for (const path of ['/', '/api/*', '/examples', '/review', '/calibration', '/weaknesses', '/probes', '/exams', '/answers', '/answers/*']) app.use(path, guard);
   app.get('/', async (c) => {
     const nonce = newNonce();
     return c.html(renderHomePage({ ...(await frontDoorOf(quality, options)), history: quality.history, range: historyRange(c.req.query('range')), nonce }), 200, pageHeaders({ nonce }));
@@ -258,6 +262,12 @@ function mountUi(app: Hono, quality: UiSources, options: Pick<ApiAppOptions, 're
     return c.json({ traceId, feedback: quality.feedback.forTrace(traceId) });
   });
   const thresholds = Object.fromEntries(quality.rules.map((r) => [r.metric, r.threshold]));
+  const answers = options.answers ?? { role: 'start' as const };
+  mountAnswers(
+    app,
+    () => ({ ...answers, thresholds, feedbackOf: (t) => quality.feedback?.forTrace(t) ?? [], labelsOf: (id) => quality.review?.labels(id) ?? [] }),
+    traceUrlTemplate,
+  );
 
   app.get('/api/status', (c) => c.json({ ready: options.ready(), config: options.summary?.() ?? {}, ...quality.status(), probes: probeSummary(options.probes?.runs() ?? []), probeAlerts: options.probes?.firing() ?? [] }));
   app.get('/api/examples', (c) => {

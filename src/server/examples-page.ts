@@ -133,7 +133,7 @@ function renderExample(e: Example, thresholds: Readonly<Record<string, number>>,
   const evaluators = verdicts.length > 0 ? `<ul class="evaluators">${verdicts.join('')}</ul>` : '';
   const sources = e.sources.map((s, i) => `<blockquote><b>[${i + 1}]${s.id ? ` ${escapeHtml(s.id)}` : ''}</b> ${escapeHtml(s.content)}</blockquote>`).join('');
   return `<article data-trace-id="${escapeHtml(r.traceId)}">
-<div class="meta">${escapeHtml(r.timestamp)} · service ${escapeHtml(r.service)}${e.route ? ` · route ${escapeHtml(e.route)}` : ''} · ${escapeHtml(r.judge.kind)} judge${r.judge.model ? ` (${escapeHtml(r.judge.model)})` : ''} · trace ${traceRef(r.traceId, traceUrl)}</div>
+<div class="meta">${escapeHtml(r.timestamp)} · service ${escapeHtml(r.service)}${e.route ? ` · route ${escapeHtml(e.route)}` : ''} · ${escapeHtml(r.judge.kind)} judge${r.judge.model ? ` (${escapeHtml(r.judge.model)})` : ''} · trace ${traceRef(r.traceId, traceUrl)} <a class="answer-link" href="/answers/${escapeHtml(encodeURIComponent(r.traceId))}">why?</a></div>
 ${conversationBlock(r)}<p><b>Q:</b> ${escapeHtml(e.query)}</p>
 <div class="answer"><b>A:</b> ${html}</div>${extra}${missing}${risk}${evaluators}
 <div class="scores">${scores}</div>${feedbackLine(feedback)}

@@ -20,6 +20,7 @@ import type { HistoryView } from '../history/types.ts';
 import { HISTORY_SCRIPT, HISTORY_STYLE, historySection, type HistoryRange } from './history-section.ts';
 import { releasesSection, sliceAlertItems } from './releases-section.ts';
 import { escapeHtml as h, fmt2 as f2, renderPage, suiteAnchor as anchor } from './layout.ts';
+import { answerSearchForm } from './answer-page.ts';
 
 /** Everything the front door shows, gathered by the route. */
 export interface FrontDoor {
@@ -156,8 +157,8 @@ export function renderHomePage(d: FrontDoor): string {
     path: '/',
     refreshS: 30,
     ...(d.nonce ? { script: { nonce: d.nonce, code: HISTORY_SCRIPT } } : {}),
-    style: HISTORY_STYLE + 'ul.alerts li{margin:.25rem 0}table.svc{margin-bottom:.6rem}h3{font-size:1rem;margin:.9rem 0 .3rem}td svg{vertical-align:middle}ul.pages li{margin:.15rem 0}.grid{display:flex;flex-wrap:wrap;gap:0 2.5rem}.grid>section{flex:1 1 30rem}',
+    style: HISTORY_STYLE + 'form.find{margin:.4rem 0 .8rem}form.find input{width:24rem}ul.alerts li{margin:.25rem 0}table.svc{margin-bottom:.6rem}h3{font-size:1rem;margin:.9rem 0 .3rem}td svg{vertical-align:middle}ul.pages li{margin:.15rem 0}.grid{display:flex;flex-wrap:wrap;gap:0 2.5rem}.grid>section{flex:1 1 30rem}',
     body: `<h1>What ragwatch sees now</h1><p class="meta">As of ${h(new Date(d.nowMs).toISOString())}; this page reloads every 30 s.</p>
-${alerts(d)}${services(d)}${historySection(d.history, { nowMs: d.nowMs, range: d.range ?? '24h' })}${releasesSection(d.releases, (ms) => ago(d.nowMs, ms))}<div class="grid">${probes(d)}${calibration(d)}</div><div class="grid">${exams(d)}${pipeline(d)}</div>${pages}`,
+${answerSearchForm()}${alerts(d)}${services(d)}${historySection(d.history, { nowMs: d.nowMs, range: d.range ?? '24h' })}${releasesSection(d.releases, (ms) => ago(d.nowMs, ms))}<div class="grid">${probes(d)}${calibration(d)}</div><div class="grid">${exams(d)}${pipeline(d)}</div>${pages}`,
   });
 }

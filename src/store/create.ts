@@ -10,6 +10,7 @@ import { errorMessage } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import type { SampledTriplet, ScoreRecord } from '../triplet.ts';
 import { ReviewStore, type ReviewItem } from './review-store.ts';
+import { AnswerStore } from './answer-store.ts';
 import { openStoreDatabase, storeFile } from './sqlite.ts';
 
 /** The store of `config.store`, or undefined (logged) when it cannot be opened. */
@@ -21,6 +22,18 @@ export async function openReviewStore(config: RagwatchConfig, registry: Registry
     return store;
   } catch (err) {
     logger.error({ store: file, err: errorMessage(err) }, 'review store unavailable (config key "store.dataDir", env RAGWATCH_DATA_DIR): no review page, no labels API');
+    return undefined;
+  }
+}
+
+/** The judged answers of `config.store` (the answer page), or undefined when off (`store.maxAnswers: 0`) or (logged) when the store cannot be opened. */
+export async function openAnswerStore(config: RagwatchConfig, registry: Registry, logger: Logger): Promise<AnswerStore | undefined> {
+  if (config.store.maxAnswers === 0) return undefined;
+  const file = storeFile(config.store.dataDir);
+  try {
+    return new AnswerStore({ db: await openStoreDatabase(config.store.dataDir), maxAnswers: config.store.maxAnswers, maxTextChars: config.store.maxTextChars, registry });
+  } catch (err) {
+    logger.error({ store: file, err: errorMessage(err) }, 'answer store unavailable (config key "store.dataDir"): the answer page shows the trail only');
     return undefined;
   }
 }

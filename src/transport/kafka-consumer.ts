@@ -285,7 +285,7 @@ export class KafkaTripletConsumer implements TripletConsumer {
     let result: HandleResult;
     this.#inProgress.add(triplet.id);
     try {
-      result = await handler(triplet, { attempt });
+      result = await handler(triplet, { attempt, source: { topic, partition, offset: message.offset } });
     } catch (err) {
       // Handlers return results; a throw is a bug. Settle it like a failure so the partition moves on.
       this.#instruments.failed.inc({ reason: 'internal_error' });

@@ -21,6 +21,8 @@ export type HandleResult =
 export interface HandleContext {
   /** 1 for the first delivery, incremented on every `retry`. */
   attempt: number;
+  /** Where a Kafka consumer read it (the answer page's trail); absent from the memory queue. */
+  source?: { topic: string; partition: number; offset: string };
 }
 
 /** The function a consumer feeds triplets to. */

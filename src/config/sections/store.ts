@@ -17,6 +17,12 @@ export const storeSection = z
     maxLabels: z.number().int().positive().default(100_000),
     /** Longest text kept per field of a review item, characters. Default 4000. */
     maxTextChars: z.number().int().positive().default(4_000),
+    /**
+     * Judged answers kept for the answer page (`/answers/<traceId>`, docs/answers.md): each score record
+     * with its redacted question, sources and response, text clipped at `maxTextChars`; the oldest are
+     * evicted (counted). About 3–10 KB each on disk. 0: none kept (the page shows the trail only). Default 10000.
+     */
+    maxAnswers: z.number().int().nonnegative().default(10_000),
     /** Exam answers kept at most (docs/exams.md); the oldest are evicted. Default 200000. */
     maxExamAnswers: z.number().int().positive().default(200_000),
   })
