@@ -72,10 +72,15 @@ const PARTIAL: Record<AnswerSources['role'], string | null> = {
   scorer: 'This scorer holds the judge and export stages and the answers it judged; spans, capture and sampling happened in a collector or assembler (docs/answers.md#split-mode).',
 };
 
-/** The decision that ended the way: the last event of the latest stage reached. */
+/**
+ * The decision that ended the way: the last event of the latest stage reached up to the judge. The
+ * export follows the verdict (each writer's settlement is in the trail), so it is the verdict only
+ * when nothing before it was recorded here (a scorer replica that lost the earlier events).
+ */
 function verdictOf(events: readonly TrailEvent[]): AnswerViewJson['verdict'] {
   let best: TrailEvent | undefined;
-  for (const e of events) if (!best || TRAIL_STAGES.indexOf(e.stage) >= TRAIL_STAGES.indexOf(best.stage)) best = e;
+  const rank = (e: TrailEvent) => (e.stage === 'export' ? -1 : TRAIL_STAGES.indexOf(e.stage));
+  for (const e of events) if (!best || rank(e) >= rank(best)) best = e;
   return best ? { stage: best.stage, outcome: best.outcome, reason: best.reason ?? null, detail: best.detail ?? null } : null;
 }
 
@@ -86,6 +91,11 @@ function stagesOf(trail: TraceTrail | undefined): StageSummary[] {
       const s = trail.spans;
       const by = Object.entries(s.bySource).map(([k, n]) => `${n} over ${k}`).join(', ');
       return { stage, outcome: 'received', reason: Object.keys(s.bySource).join(','), detail: `${s.count} span${s.count === 1 ? '' : 's'} (${by}), first at ${new Date(s.firstMs).toISOString()}, last at ${new Date(s.lastMs).toISOString()}`, events: s.count };
+    }
+    if (stage === 'export' && events.length > 1) {
+      // Each writer settles on its own: all of them, the worst outcome first.
+      const worst = events.find((e) => e.outcome === 'dropped') ?? events.find((e) => e.outcome === 'failed') ?? events[events.length - 1]!;
+      return { stage, outcome: worst.outcome, reason: [...new Set(events.map((e) => e.reason ?? ''))].filter((r) => r !== '').join(','), detail: events.map((e) => e.detail ?? e.outcome).join(' · '), events: events.length };
     }
     const last = events[events.length - 1];
     return { stage, outcome: last?.outcome ?? null, reason: last?.reason ?? null, detail: last?.detail ?? null, events: events.length };
