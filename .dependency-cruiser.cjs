@@ -9,7 +9,7 @@
  *              src/store/ src/calibration/ src/weakness/ src/probes/ src/exams/ src/change/ src/slices/ src/slo/ src/conversations/ src/history/
  *              src/evaluation-export/ src/feedback/   capabilities, each on its own
  *   scorer     src/scorer/         consume → judge → emit to the record sinks the role registered
- *   stages     src/capture/ src/sampling/ src/transport/ src/judges/ src/assembly/ src/evaluators/
+ *   stages     src/capture/ src/sampling/ src/transport/ src/judges/ src/assembly/ src/evaluators/ src/models/
  *   ground     src/triplet.ts src/metric-registry.ts src/errors.ts src/log.ts src/threads.ts src/suppress-tracing.ts
  *              src/config/ src/telemetry/ src/trail/   (wire contract, metric registry, errors, logging, configuration, self-metrics, the trail of recent traces)
  *
@@ -17,7 +17,7 @@
  * Paths are relative to where depcruise runs (the repository root, or a test's fixture tree).
  */
 const GROUND = '^src/(triplet|metric-registry|errors|log|threads|suppress-tracing)[.]ts$|^src/(config|telemetry|trail)/';
-const STAGES = '^src/(capture|sampling|transport|judges|assembly|evaluators)/';
+const STAGES = '^src/(capture|sampling|transport|judges|assembly|evaluators|models)/';
 const SCORER = '^src/scorer/';
 const METRICS = '^src/metrics/';
 const CAPABILITIES = '^src/(store|calibration|weakness|probes|exams|change|slices|slo|conversations|history|evaluation-export|feedback)/';

@@ -22,6 +22,9 @@ export default defineConfig({
     // timers or child processes rather than compute, so two workers share two cores well.
     maxWorkers: 2,
     reporters: ['default'],
+    // Hermetic judge choice: a model in the developer's cache must not turn a test's default
+    // (embedded) judge into the local one. Tests of the local judge give their own cache.
+    env: { RAGWATCH_MODEL_CACHE: '/nonexistent/ragwatch-test-model-cache' },
     projects: [
       { extends: true, test: { name: 'unit', include: ['tests/**/*.test.ts'], exclude: [...EXCLUDE, ...INTEGRATION] } },
       { extends: true, test: { name: 'integration', include: INTEGRATION, exclude: EXCLUDE } },

@@ -10,6 +10,7 @@ import { calibrateCommand } from './commands/calibrate.ts';
 import { collectorCommand } from './commands/collector.ts';
 import { extractCommand } from './commands/extract.ts';
 import { labelsCommand } from './commands/labels.ts';
+import { modelsCommand } from './commands/models.ts';
 import { weaknessesCommand } from './commands/weaknesses.ts';
 import { examCommand } from './commands/exam.ts';
 import { evaluatorsCommand } from './commands/evaluators.ts';
@@ -23,7 +24,7 @@ import type { Command } from './commands/types.ts';
 import { ConfigError, errorMessage } from './errors.ts';
 
 /** Every command, by name (one file each in src/commands/). */
-export const COMMANDS: ReadonlyMap<string, Command> = new Map([startCommand, collectorCommand, assemblerCommand, scorerCommand, scoreCommand, rulesCommand, evaluatorsCommand, alertsCommand, releaseCommand, extractCommand, probeCommand, proberCommand, slicesCommand, calibrateCommand, labelsCommand, weaknessesCommand, examCommand].map((c) => [c.name, c]));
+export const COMMANDS: ReadonlyMap<string, Command> = new Map([startCommand, collectorCommand, assemblerCommand, scorerCommand, scoreCommand, rulesCommand, evaluatorsCommand, alertsCommand, releaseCommand, extractCommand, probeCommand, proberCommand, slicesCommand, calibrateCommand, labelsCommand, weaknessesCommand, examCommand, modelsCommand].map((c) => [c.name, c]));
 
 function usage(): string {
   const lines = [...COMMANDS.values()].map((c) => `  ${c.name.padEnd(12)} ${c.summary}`);

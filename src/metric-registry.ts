@@ -8,7 +8,7 @@
  * The registry of a configuration: {@link metricRegistryOf}. Built-ins alone: {@link BUILTIN_REGISTRY}.
  * @module
  */
-import { EMBEDDED_METRICS, LLM_METRICS, METRIC_NAME_PATTERN, SCORER_METRICS, type BuiltinMetricName, type JudgeKind } from './triplet.ts';
+import { EMBEDDED_METRICS, LLM_METRICS, LOCAL_METRICS, METRIC_NAME_PATTERN, SCORER_METRICS, type BuiltinMetricName, type JudgeKind } from './triplet.ts';
 
 /**
  * What a metric's values are: `score` any value in the range; `boolean` 1 (pass) or 0 (fail), its mean
@@ -60,12 +60,13 @@ export interface MetricDefinition {
 export const MAX_EVALUATORS = 16;
 
 const UNIT: readonly [number, number] = [0, 1];
-const both: readonly JudgeKind[] = ['llm', 'embedded'];
+const ALL_JUDGES: readonly JudgeKind[] = ['llm', 'embedded', 'local'];
 
 function builtin(name: BuiltinMetricName, description: string, alertDefaults: MetricAlertDefaults, kind: MetricKind = 'score'): MetricDefinition {
-  const llm = (LLM_METRICS as readonly string[]).includes(name);
-  const embedded = (EMBEDDED_METRICS as readonly string[]).includes(name);
-  const judges: readonly JudgeKind[] = (SCORER_METRICS as readonly string[]).includes(name) || (llm && embedded) ? both : llm ? ['llm'] : ['embedded'];
+  const of = (list: readonly string[], judge: JudgeKind): JudgeKind[] => (list.includes(name) ? [judge] : []);
+  const judges: readonly JudgeKind[] = (SCORER_METRICS as readonly string[]).includes(name)
+    ? ALL_JUDGES
+    : [...of(LLM_METRICS, 'llm'), ...of(EMBEDDED_METRICS, 'embedded'), ...of(LOCAL_METRICS, 'local')];
   return { name, description, kind, range: UNIT, direction: 'higher_is_better', judges, source: 'builtin', alertDefaults };
 }
 
@@ -78,6 +79,8 @@ export const BUILTIN_METRICS: readonly MetricDefinition[] = [
   builtin('groundedness', 'Share of the response claims the sources support (THELMA GR).', { threshold: 0.8, severity: 'page' }),
   builtin('faithfulness', 'Share of the response claims the sources support or do not contradict.', { threshold: 0.8, severity: 'page' }),
   builtin('hallucination_free', 'One minus the share of response claims the sources contradict.', { threshold: 0.9, severity: 'page' }),
+  // Measured on the HaluEval development file with the lexical check beside it (docs/judges.md, scripts/local-judge-report.ts).
+  builtin('claim_support', 'Probability that the sources support the least-supported response sentence (local judge).', { threshold: 0.5, severity: 'page' }),
   builtin('grounding_lexical', 'Share of the numbers and named entities of the response found in the sources (embedded judge).', { threshold: 0.8, severity: 'page' }),
   builtin('source_precision', 'Share of the retrieved sources essential to answer the query (THELMA SP, chunk level).', { threshold: 0.5, severity: 'ticket' }),
   builtin('source_fact_precision', 'Share of the facts in the sources essential to answer the query (THELMA SP, fact level).', { threshold: 0.5, severity: 'ticket' }),
@@ -119,7 +122,7 @@ export function evaluatorDefinition(spec: EvaluatorMetricSpec): MetricDefinition
     kind,
     range: UNIT,
     direction: 'higher_is_better',
-    judges: llm ? ['llm'] : both,
+    judges: llm ? ['llm'] : ALL_JUDGES,
     source: llm ? 'llm_evaluator' : 'check_evaluator',
     alertDefaults: { threshold: spec.alerts.threshold, severity },
     ...(kind === 'categorical' && spec.output?.labels ? { labels: spec.output.labels.map((l) => ({ label: l.label, value: l.value })) } : {}),

@@ -43,13 +43,16 @@ export const EMBEDDED_METRICS = [
   'completeness_distribution',
 ] as const;
 
+/** Local-judge metrics: every embedded metric (scored beside it) and the model's per-sentence support. */
+export const LOCAL_METRICS = [...EMBEDDED_METRICS, 'claim_support'] as const;
+
 /** Metrics the scorer adds to every record, whichever judge scored it (`judge.pii`). */
 export const SCORER_METRICS = ['pii_free'] as const;
 
 /** Every built-in metric name. A configuration adds its evaluators' names: list metrics from `metric-registry.ts`, not from here. */
-export const METRIC_NAMES = [...new Set([...LLM_METRICS, ...EMBEDDED_METRICS, ...SCORER_METRICS])] as const;
+export const METRIC_NAMES = [...new Set([...LLM_METRICS, ...LOCAL_METRICS, ...SCORER_METRICS])] as const;
 /** A built-in metric's name. */
-export type BuiltinMetricName = (typeof LLM_METRICS)[number] | (typeof EMBEDDED_METRICS)[number] | (typeof SCORER_METRICS)[number];
+export type BuiltinMetricName = (typeof LLM_METRICS)[number] | (typeof LOCAL_METRICS)[number] | (typeof SCORER_METRICS)[number];
 /**
  * A metric name: a built-in's or a configured evaluator's (the registry in `metric-registry.ts` knows
  * which exist). The `string & {}` keeps the built-ins' names suggested without closing the set.
@@ -149,7 +152,7 @@ export type SamplingInfo = z.infer<typeof samplingSchema>;
 export const sampledTripletSchema = tripletSchema.extend({ sampling: samplingSchema });
 export type SampledTriplet = z.infer<typeof sampledTripletSchema>;
 
-export const judgeKindSchema = z.enum(['llm', 'embedded']);
+export const judgeKindSchema = z.enum(['llm', 'embedded', 'local']);
 export type JudgeKind = z.infer<typeof judgeKindSchema>;
 
 const scoreValue = z.number().min(0).max(1);
@@ -171,6 +174,8 @@ export const detailsSchema = z.object({
         text: z.string(),
         verdict: z.enum(['supported', 'contradicted', 'not_in_sources']).optional(),
         essential: z.boolean().optional(),
+        /** The local judge's probability that the sources support the claim (from the model's yes/no token probabilities). */
+        support: z.number().min(0).max(1).optional(),
       }),
     )
     .default([]),

@@ -34,6 +34,8 @@ export const ENV_OVERRIDES: ReadonlyArray<{ env: string; path: string; kind: Env
   { env: 'RAGWATCH_SAMPLE_RATE', path: 'sampling.rate', kind: 'number' },
   { env: 'RAGWATCH_JUDGE', path: 'judge.kind', kind: 'string' },
   { env: 'RAGWATCH_JUDGE_MODEL', path: 'judge.model', kind: 'string' },
+  { env: 'RAGWATCH_LOCAL_MODEL', path: 'judge.local.model', kind: 'string' },
+  { env: 'RAGWATCH_MODEL_CACHE', path: 'judge.local.cacheDir', kind: 'string' },
   { env: 'OPENAI_API_KEY', path: 'judge.apiKey', kind: 'string' },
   { env: 'OPENAI_BASE_URL', path: 'judge.baseUrl', kind: 'string' },
   { env: 'RAGWATCH_DATA_DIR', path: 'store.dataDir', kind: 'string' },

@@ -2,6 +2,7 @@
  * `ragwatch start`: the whole pipeline in one process with its two HTTP servers.
  * @module
  */
+import { judgeChoiceNote } from '../judges/create.ts';
 import type { RagwatchConfig } from '../config/schema.ts';
 import { silentLogger, type Logger } from '../log.ts';
 import type { Judge } from '../judges/types.ts';
@@ -140,6 +141,10 @@ export async function startApp(config: RagwatchConfig, logger: Logger = silentLo
     () => logger.info({ judge: pipeline.judge.kind }, 'judge ready'),
     (err: unknown) => logger.error({ err }, 'judge failed to start; triplets will be counted as failed'),
   );
+  if (!options.judge) {
+    const note = judgeChoiceNote(config);
+    if (note) logger.info(note);
+  }
   otlpTopics?.start();
   quality.start();
   feedback?.start();

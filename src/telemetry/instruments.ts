@@ -71,6 +71,8 @@ export function createInstruments(options: InstrumentsOptions = {}) {
     duration: new Histogram({ name: 'ragwatch_response_duration_seconds', help: 'Duration of captured generations.', labelNames: ['service', 'model', 'route'], buckets: DURATION_BUCKETS, registers }),
     outputTokens: new Histogram({ name: 'ragwatch_output_tokens', help: 'Output tokens of captured generations (when the span reports them).', labelNames: ['service', 'model', 'route'], buckets: TOKEN_BUCKETS, registers }),
     ingestRequests: new Counter({ name: 'ragwatch_ingest_requests_total', help: 'OTLP ingest requests, by endpoint (the signal: /v1/traces, /v1/logs), transport (http, grpc, kafka: one message of an OTLP topic), HTTP status (for gRPC and Kafka, the HTTP status theirs mirrors) and reason (ok, partial, unauthorized, saturated, rate_limited, too_large, invalid, unsupported_media_type, timeout, internal).', labelNames: ['endpoint', 'transport', 'status', 'reason'], registers }),
+    judgeShed: new Counter({ name: 'ragwatch_judge_shed_total', help: 'Answers the local judge\'s model did not take (queue_full, rate_budget, waited_too_long, model_not_loaded): scored by the rest of the judge, claim_support skipped.', labelNames: ['judge', 'reason'], registers }),
+    judgeQueueDepth: new Gauge({ name: 'ragwatch_judge_queue_depth', help: 'Answers waiting for or in the local judge\'s model (judge.local.maxQueue bounds it).', labelNames: ['judge'], registers }),
     judgeDuration: new Histogram({ name: 'ragwatch_judge_duration_seconds', help: 'Time to score one triplet, by judge kind.', labelNames: ['judge'], buckets: DURATION_BUCKETS, registers }),
     produced: new Counter({ name: 'ragwatch_triplets_produced_total', help: 'Sampled triplets acknowledged by Kafka (collector side of the accounting identity).', registers }),
     received: new Counter({ name: 'ragwatch_triplets_received_total', help: 'Messages read from the triplets topic (scorer side of the accounting identity).', registers }),
@@ -97,12 +99,12 @@ export function createInstruments(options: InstrumentsOptions = {}) {
     judgeRequests: new Counter({ name: 'ragwatch_judge_requests_total', help: 'HTTP requests to the LLM judge endpoint, by outcome (ok, rate_limited, server_error, timeout, network_error, client_error, circuit_open).', labelNames: ['outcome'], registers }),
     judgeTokens: new Counter({ name: 'ragwatch_judge_tokens_total', help: 'Tokens used by LLM judge calls, by type (input, output).', labelNames: ['type'], registers }),
     judgeRequestDuration: new Histogram({ name: 'ragwatch_judge_request_duration_seconds', help: 'Duration of one HTTP request to the LLM judge endpoint.', labelNames: ['outcome'], buckets: DURATION_BUCKETS, registers }),
-    judgeCost: new Counter({ name: 'ragwatch_judge_cost_total', help: 'Estimated cost of LLM judge calls from the configured price table (judge.llm.prices), in its currency.', labelNames: ['model'], registers }),
-  };
     judgeAnswers: new Counter({ name: 'ragwatch_judge_answers_total', help: 'Answers of the LLM judge to one step (decompose, response_match, source_match, same_answer, evaluators, exam steps), by step and outcome: valid_first_try, valid_after_repair, invalid_after_repair.', labelNames: ['step', 'outcome'], registers }),
     judgeFailures: new Counter({ name: 'ragwatch_judge_failures_total', help: 'LLM judge steps that gave no verdict, by step and reason (malformed, timeout, rate_limited, server_error, unreachable, rejected, context_exceeded, circuit_open): the triplet is failed or the metric skipped, never scored.', labelNames: ['step', 'reason'], registers }),
     judgeLastFailure: new Gauge({ name: 'ragwatch_judge_last_failure_timestamp_seconds', help: 'When an LLM judge step last gave no verdict, by step and reason (Unix seconds).', labelNames: ['step', 'reason'], registers }),
     judgeAdaptations: new Counter({ name: 'ragwatch_judge_adaptations_total', help: 'Changes made once to the judge requests after the endpoint refused a part of them (output:json_object_schema, output:json_object, output:prompt_only, seed:dropped, strict:dropped, temperature:dropped).', labelNames: ['change'], registers }),
+    judgeCost: new Counter({ name: 'ragwatch_judge_cost_total', help: 'Estimated cost of LLM judge calls from the configured price table (judge.llm.prices), in its currency.', labelNames: ['model'], registers }),
+  };
 }
 
 /** Every instrument the pipeline records into. */

@@ -62,14 +62,40 @@ const llmSection = z
   })
   .strict();
 
+/** Local judge: the model, its cache and what it may cost (DESIGN §8, docs/judges.md). */
+const localSection = z
+  .object({
+    /** Model name in the cache (`ragwatch models list`). Default `qwen2.5-coder-1.5b-instruct`. */
+    model: z.string().regex(/^[a-z0-9][a-z0-9._-]{0,63}$/).default('qwen2.5-coder-1.5b-instruct'),
+    /** Model cache directory (env `RAGWATCH_MODEL_CACHE`). Default `~/.cache/ragwatch/models`. */
+    cacheDir: z.string().min(1).optional(),
+    /** Threads evaluating the model (llama.cpp's own, off the event loop). Default 2. */
+    threads: z.number().int().min(1).max(64).default(2),
+    /** Context window in tokens: sources beyond it are cut at the end. Default 4096. */
+    contextTokens: z.number().int().min(512).max(32_768).default(4096),
+    /** `auto` uses a GPU build of the runtime when one is installed; `off` stays on the CPU. Default `auto`. */
+    gpu: z.enum(['auto', 'off']).default('auto'),
+    /** Answers waiting for or in the model at once; more are shed (their `claim_support` skipped and counted). Default 16. */
+    maxQueue: z.number().int().min(1).max(10_000).default(16),
+    /** Answers judged per minute at most (a CPU budget); 0 = as fast as the model goes. Default 0. */
+    answersPerMinute: z.number().min(0).default(0),
+    /** An answer that waited longer than this for the model is shed instead of judged late, in milliseconds. Default 120000. */
+    maxWaitMs: z.number().int().positive().default(120_000),
+    /** Most response sentences asked about per answer. Default 8. */
+    maxSentences: z.number().int().min(1).max(64).default(8),
+  })
+  .strict();
+
 /** Judges: how sampled triplets are scored. */
 export const judgeSection = z
   .object({
     /**
-     * `embedded` (bundled model, no network) or `llm` (any OpenAI-compatible endpoint). Default: `llm`
-     * when an endpoint is configured (`baseUrl` or `apiKey` set), else `embedded` (DESIGN §8).
+     * `embedded` (bundled embedding model and lexical check, no network), `local` (an open model run in
+     * process on the CPU, `judge.local`) or `llm` (any OpenAI-compatible endpoint). Default: `llm` when
+     * an endpoint is configured (`baseUrl` or `apiKey` set); else `local` when `ragwatch start` or
+     * `ragwatch scorer` finds `judge.local.model` in the model cache; else `embedded` (DESIGN §8).
      */
-    kind: z.enum(['embedded', 'llm']).optional(),
+    kind: z.enum(['embedded', 'local', 'llm']).optional(),
     /** Judge model name for `llm`. Default `gpt-4o-mini`. */
     model: z.string().min(1).default('gpt-4o-mini'),
     /** OpenAI-compatible base URL (env `OPENAI_BASE_URL`). Default none (OpenAI's). */
@@ -91,6 +117,7 @@ export const judgeSection = z
       })
       .strict()
       .prefault({}),
+    local: localSection.prefault({}),
     embedded: z
       .object({
         /**
@@ -122,4 +149,9 @@ export const judgeSection = z
       .prefault({}),
   })
   .strict()
-  .transform((j) => ({ ...j, kind: j.kind ?? (j.baseUrl !== undefined || j.apiKey !== undefined ? ('llm' as const) : ('embedded' as const)) }));
+  .transform((j) => ({
+    ...j,
+    kind: j.kind ?? (j.baseUrl !== undefined || j.apiKey !== undefined ? ('llm' as const) : ('embedded' as const)),
+    /** True when `kind` was not configured: the scoring roles may then pick the local judge (its model is cached). */
+    kindDefaulted: j.kind === undefined,
+  }));
