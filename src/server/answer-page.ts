@@ -67,7 +67,9 @@ function explanation(a: AnswerJson): string {
 function claimsList(a: AnswerJson): string {
   const claims = a.record.details.claims;
   if (claims.length === 0) return '';
-  const items = claims.map((c) => `<li class="${h(c.verdict ?? 'unjudged')}">${h(c.text)} — <b>${h(c.verdict?.replaceAll('_', ' ') ?? 'no verdict')}</b>${c.support !== undefined ? ` (support ${c.support.toFixed(2)})` : ''}</li>`);
+  // `support`: the local judge's probability that the sources support the claim (absent for the other judges).
+  const support = (c: (typeof claims)[number]) => (c as { support?: number }).support;
+  const items = claims.map((c) => `<li class="${h(c.verdict ?? 'unjudged')}">${h(c.text)} — <b>${h(c.verdict?.replaceAll('_', ' ') ?? 'no verdict')}</b>${support(c) !== undefined ? ` (support ${support(c)!.toFixed(2)})` : ''}</li>`);
   return `<h4>Verdict of each sentence</h4><ul class="claims">${items.join('')}</ul>`;
 }
 
