@@ -102,7 +102,7 @@ export interface LlmClientOptions {
 }
 
 type Outcome = 'ok' | 'rate_limited' | 'server_error' | 'timeout' | 'network_error' | 'client_error' | 'circuit_open';
-type AttemptFailure = { ok: false; outcome: Outcome; retriable: boolean; retryAfterMs?: number; error: RagwatchError; adapted?: Adaptation };
+type AttemptFailure = { ok: false; outcome: Outcome; retriable: boolean; retryAfterMs?: number; error: RagwatchError; adapted?: Adaptation; stale?: boolean };
 
 const sleep = (ms: number, signal?: AbortSignal) =>
   new Promise<void>((resolve, reject) => {
@@ -215,6 +215,11 @@ export class LlmClient {
         this.#breaker.onSuccess();
         return result;
       }
+      if (result.stale) {
+        // Refused in a shape another call has already adapted (calls in flight at the first refusal).
+        attempt--;
+        continue;
+      }
       if (result.adapted) {
         // The endpoint refused a part of the request: it is sent again at once without it (not a retry).
         this.#instruments?.judgeAdaptations.inc({ change: result.adapted });
@@ -252,6 +257,7 @@ export class LlmClient {
   async #attempt(request: ChatRequest, promptTokens: number, maxTokens: number, signal?: AbortSignal): Promise<ChatSuccess | AttemptFailure> {
     const started = performance.now();
     const shape = this.#adapter.shape(request.schemaName, request.jsonSchema);
+    const generation = this.#adapter.generation;
     const timeoutMs = this.#timeoutMs ?? this.#budget.budgetMs(promptTokens, maxTokens);
     let outcome: Outcome = 'ok';
     try {
@@ -273,7 +279,7 @@ export class LlmClient {
       this.#account(inputTokens, outputTokens);
       return { ok: true, content: completion.choices[0]?.message?.content ?? '', inputTokens, outputTokens, durationMs };
     } catch (err) {
-      const failure = this.#classify(err, timeoutMs);
+      const failure = this.#classify(err, timeoutMs, generation);
       outcome = failure.outcome;
       return failure;
     } finally {
@@ -282,8 +288,9 @@ export class LlmClient {
     }
   }
 
-  #classify(err: unknown, timeoutMs: number): AttemptFailure {
+  #classify(err: unknown, timeoutMs: number, generation: number): AttemptFailure {
     if (err instanceof APIConnectionTimeoutError) {
+      if (this.#timeoutMs === undefined) this.#budget.timedOut();
       return { ok: false, outcome: 'timeout', retriable: true, error: new RagwatchError('RAGWATCH_JUDGE_TIMEOUT', `judge request timed out after ${timeoutMs} ms`, { cause: err }) };
     }
     if (err instanceof APIUserAbortError) {
@@ -304,8 +311,12 @@ export class LlmClient {
         error: new RagwatchError(CODE_BY_OUTCOME[outcome], `judge endpoint answered ${status}: ${message}`, { cause: err }),
       };
       if (retryAfterMs !== undefined) failure.retryAfterMs = retryAfterMs;
-      const adapted = this.#adapter.adapt(status, message);
-      if (adapted) failure.adapted = adapted;
+      // A refusal of a shape another call has adapted since this one was sent is not adapted again.
+      if (generation !== this.#adapter.generation && (status === 400 || status === 422 || status === 500)) failure.stale = true;
+      else {
+        const adapted = this.#adapter.adapt(status, message);
+        if (adapted) failure.adapted = adapted;
+      }
       return failure;
     }
     return { ok: false, outcome: 'network_error', retriable: true, error: new RagwatchError('RAGWATCH_JUDGE_UNAVAILABLE', `judge endpoint unreachable: ${errorMessage(err)}`, { cause: err }) };

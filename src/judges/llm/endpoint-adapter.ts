@@ -55,6 +55,7 @@ export class EndpointAdapter {
   #temperature: number | null;
   #contextTokens: number | undefined;
   readonly #applied = new Set<Adaptation>();
+  #generation = 0;
 
   constructor(options: EndpointAdapterOptions = {}) {
     this.#output = options.output ?? 'json_schema';
@@ -66,6 +67,11 @@ export class EndpointAdapter {
   /** How JSON is asked for now. */
   get output(): OutputMode {
     return this.#output;
+  }
+
+  /** Counts the changes made: a refusal of a request sent before the last change is sent again as it is now. */
+  get generation(): number {
+    return this.#generation;
   }
 
   /** The context window in tokens: configured, or learned from a refusal; undefined when unknown. */
@@ -118,6 +124,7 @@ export class EndpointAdapter {
   #apply(change: Adaptation, doIt: () => void): Adaptation | undefined {
     if (this.#applied.has(change)) return undefined;
     this.#applied.add(change);
+    this.#generation++;
     doIt();
     return change;
   }

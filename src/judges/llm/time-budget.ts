@@ -8,10 +8,10 @@
  * @module
  */
 
-/** An output token costs about as much as this many prompt tokens on a CPU (measured: docs/judges.md). */
-export const OUTPUT_WEIGHT = 6;
-/** Assumed milliseconds per weighted token before the first completed call (a small model on 2 busy cores). */
-const FIRST_MS_PER_TOKEN = 15;
+/** An output token costs about as much as this many prompt tokens on a CPU (2–6 measured on 2 cores: docs/judges.md). */
+export const OUTPUT_WEIGHT = 4;
+/** Assumed milliseconds per weighted token before the first completed call: a 1.5B model on 2 busy cores (~20 prompt tokens/s). */
+const FIRST_MS_PER_TOKEN = 50;
 /** Safety factor over the expected duration. */
 const SLACK = 3;
 /** Weight of the newest observation in the moving average. */
@@ -47,6 +47,15 @@ export class TimeBudget {
     if (weighted <= 0 || !(durationMs > 0)) return;
     const pace = durationMs / weighted;
     this.#msPerToken = this.#msPerToken === undefined ? pace : ALPHA * pace + (1 - ALPHA) * this.#msPerToken;
+  }
+
+  /**
+   * Records a call that ran out of its budget: the endpoint is slower than assumed (or queues), so the
+   * pace is taken as twice the one assumed — the retry gets a budget twice as long. (A server
+   * that keeps computing an abandoned answer is the reason not to retry on a budget just as short.)
+   */
+  timedOut(): void {
+    this.#msPerToken = 2 * (this.#msPerToken ?? FIRST_MS_PER_TOKEN);
   }
 
   /** The budget of a call of about `promptTokens` prompt tokens that may write up to `outputTokens`. */

@@ -82,6 +82,26 @@ describe('adapting to a local server, once', () => {
     expect(fake.requests).toHaveLength(4);
   });
 
+  it('calls in flight at the first refusal are sent again in the new shape, not adapted twice', async () => {
+    let refusals = 0;
+    fake.setResponder(async (req) => {
+      const format = req.body?.response_format as { type: string } | undefined;
+      if (format?.type === 'json_schema') {
+        // Both calls are refused, the second only after the first refusal was read.
+        await new Promise((r) => setTimeout(r, 50 * refusals++));
+        return LLAMA_CPP_PYTHON_REFUSAL;
+      }
+      return { content: JSON.stringify({ call: nonceOf(req), same: true }) };
+    });
+    const { client, instruments, ask } = setup();
+    const [a, b] = await Promise.all([ask(), ask()]);
+    expect([a.ok, b.ok]).toEqual([true, true]);
+    expect(client.outputMode).toBe('json_object_schema');
+    expect(await value(instruments.judgeAdaptations, { change: 'output:json_object' })).toBe(0);
+    expect(await value(instruments.judgeRequests, { outcome: 'server_error' })).toBe(2);
+    expect(fake.requests).toHaveLength(4);
+  });
+
   it('drops a refused seed once and keeps it dropped', async () => {
     fake.setResponder((req) => (req.body && 'seed' in req.body ? { status: 400, body: { error: { message: 'Unrecognized request argument supplied: seed' } } } : { content: JSON.stringify({ call: nonceOf(req), same: true }) }));
     const { instruments, ask } = setup();
@@ -163,6 +183,11 @@ describe('time budget', () => {
     // A hosted endpoint: 1,000 prompt + 100 output tokens in 800 ms.
     for (let i = 0; i < 10; i++) b.observe(1_000, 100, 800);
     expect(b.budgetMs(2_000, 400)).toBe(30_000);
+    // A timed-out call doubles the assumed pace: the retry's budget is twice as long.
+    const unknown = new TimeBudget();
+    const before = unknown.budgetMs(2_000, 400);
+    unknown.timedOut();
+    expect(unknown.budgetMs(2_000, 400)).toBe(Math.min(600_000, 2 * before));
     const slow = new TimeBudget();
     for (let i = 0; i < 10; i++) slow.observe(1_000, 100, 60_000);
     expect(slow.budgetMs(100_000, 4_000)).toBe(600_000);

@@ -1,0 +1,132 @@
+/**
+ * The LLM judge through a real OpenAI-compatible server (issue 51): HaluEval QA development triplets
+ * (each row's right and hallucinated answer, label 1 / 0) scored by `createJudge` with only the base URL
+ * and the model name configured — every other setting at its default. Prints, as JSON lines: per
+ * triplet (also appended to `--out` as it goes), then the summary: share scored, failures by reason,
+ * the steps' answers valid on the first try / after the repair, the endpoint adaptations, calls, tokens
+ * and seconds per triplet, and the AUC of faithfulness / groundedness / hallucination_free against the
+ * labels, on all pairs and on length-matched pairs (answers within 3 characters, DESIGN §24) next to
+ * what length alone scores there.
+ *
+ *   bash tests/python/llama-server/setup.sh   # then start the server, e.g.
+ *   $VENV/bin/python -m llama_cpp.server --model $(bash scripts/models/fetch-test-model.sh) --model_alias qwen --port 18123 --n_ctx 4096
+ *   node scripts/llm-judge-real.ts --base-url http://127.0.0.1:18123/v1 --model qwen [--pairs 50] [--offset 0] [--out results.jsonl]
+ *
+ * Tune only on qa_one_turn.jsonl; qa_multi_turn.jsonl is the held-out set.
+ */
+import { appendFileSync, readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { loadConfig } from '../src/config/load.ts';
+import { createJudge } from '../src/judges/create.ts';
+import { createInstruments } from '../src/telemetry/instruments.ts';
+import type { SampledTriplet } from '../src/triplet.ts';
+
+const { values } = parseArgs({
+  options: {
+    'base-url': { type: 'string' },
+    model: { type: 'string' },
+    file: { type: 'string', default: new URL('../../shared/data/halueval/qa_one_turn.jsonl', import.meta.url).pathname },
+    pairs: { type: 'string', default: '50' },
+    offset: { type: 'string', default: '0' },
+    out: { type: 'string' },
+  },
+});
+if (!values['base-url'] || !values.model) throw new Error('--base-url and --model are required');
+if (values.file.includes('multi_turn')) process.stderr.write('warning: qa_multi_turn is the held-out set; never tune on it\n');
+
+interface Row { knowledge: string; question: string; right_answer: string; hallucinated_answer: string }
+const offset = Number(values.offset);
+const rows = readFileSync(values.file, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Row).slice(offset, offset + Number(values.pairs));
+
+const triplet = (id: string, q: string, k: string, a: string): SampledTriplet => ({
+  id, traceId: id, spanId: 's', service: 'halueval', timestamp: new Date(0).toISOString(), query: q,
+  sources: [{ content: k }], response: a, latency: { durationMs: 0 }, convention: 'custom', sampling: { weight: 1, stratum: 'all', rule: 'all' },
+});
+
+// Only the endpoint and the model: nothing else tuned by hand.
+const config = loadConfig({ env: {}, overrides: { judge: { baseUrl: values['base-url'], model: values.model }, metrics: { processMetrics: false } } });
+const instruments = createInstruments({ processMetrics: false });
+const judge = createJudge(config, { instruments });
+await judge.init();
+
+interface Result { row: number; label: 0 | 1; chars: number; ok: boolean; reason?: string; error?: string; scores?: Record<string, number>; skipped?: Record<string, string>; calls: number; inputTokens: number; outputTokens: number; seconds: number }
+const items = rows.flatMap((r, i) => [
+  { row: offset + i, label: 1 as const, t: triplet(`r${offset + i}`, r.question, r.knowledge, r.right_answer) },
+  { row: offset + i, label: 0 as const, t: triplet(`h${offset + i}`, r.question, r.knowledge, r.hallucinated_answer) },
+]);
+const results: Result[] = [];
+const started = performance.now();
+let next = 0;
+// As the scorer runs them: judge.concurrency triplets at once (default 2).
+async function worker(): Promise<void> {
+  while (next < items.length) {
+    const item = items[next++]!;
+    const t0 = performance.now();
+    const r = await judge.score(item.t);
+    const seconds = (performance.now() - t0) / 1000;
+    const base = { row: item.row, label: item.label, chars: item.t.response.length, seconds: +seconds.toFixed(2) };
+    const res: Result = r.ok
+      ? { ...base, ok: true, scores: r.scores, skipped: r.skipped, calls: r.usage.calls, inputTokens: r.usage.inputTokens, outputTokens: r.usage.outputTokens }
+      : { ...base, ok: false, reason: r.error.code, error: r.error.message.slice(0, 300), calls: 0, inputTokens: 0, outputTokens: 0 };
+    results.push(res);
+    const line = JSON.stringify(res);
+    console.log(line);
+    if (values.out) appendFileSync(values.out, line + '\n');
+  }
+}
+await Promise.all(Array.from({ length: config.judge.concurrency }, worker));
+const wallSeconds = (performance.now() - started) / 1000;
+await judge.shutdown();
+
+/** ROC-AUC by Mann–Whitney (ties count 1/2); null without both classes. */
+function auc(pos: number[], neg: number[]): number | null {
+  if (pos.length === 0 || neg.length === 0) return null;
+  let wins = 0;
+  for (const p of pos) for (const n of neg) wins += p > n ? 1 : p === n ? 0.5 : 0;
+  return +(wins / (pos.length * neg.length)).toFixed(3);
+}
+const byRow = new Map<number, Result[]>();
+for (const r of results) byRow.set(r.row, [...(byRow.get(r.row) ?? []), r]);
+const matched = new Set([...byRow].filter(([, rs]) => rs.length === 2 && Math.abs(rs[0]!.chars - rs[1]!.chars) <= 3).map(([row]) => row));
+const aucOf = (subset: Result[], metric: string) => auc(subset.filter((r) => r.label === 1 && r.scores?.[metric] !== undefined).map((r) => r.scores![metric]!), subset.filter((r) => r.label === 0 && r.scores?.[metric] !== undefined).map((r) => r.scores![metric]!));
+const report = (subset: Result[]) => ({
+  triplets: subset.length,
+  length_alone: auc(subset.filter((r) => r.label === 1).map((r) => -r.chars), subset.filter((r) => r.label === 0).map((r) => -r.chars)),
+  ...Object.fromEntries(['faithfulness', 'groundedness', 'hallucination_free', 'response_precision'].map((m) => [m, { auc: aucOf(subset, m), scored: subset.filter((r) => r.scores?.[m] !== undefined).length }])),
+});
+
+const counts = async (metric: { get(): Promise<{ values: Array<{ labels: Record<string, unknown>; value: number }> }> }) => Object.fromEntries((await metric.get()).values.map((v) => [Object.values(v.labels).join('/'), v.value]));
+const answers = await counts(instruments.judgeAnswers);
+const answerTotals = { first: 0, repaired: 0, invalid: 0 };
+for (const [k, n] of Object.entries(answers)) {
+  if (k.endsWith('/valid_first_try')) answerTotals.first += n;
+  else if (k.endsWith('/valid_after_repair')) answerTotals.repaired += n;
+  else answerTotals.invalid += n;
+}
+const answered = answerTotals.first + answerTotals.repaired + answerTotals.invalid;
+const ok = results.filter((r) => r.ok);
+const sum = (f: (r: Result) => number) => ok.reduce((a, r) => a + f(r), 0);
+const failures: Record<string, number> = {};
+for (const r of results) if (!r.ok) failures[r.reason!] = (failures[r.reason!] ?? 0) + 1;
+console.log(JSON.stringify({
+  summary: true,
+  file: values.file.split('/').pop(),
+  rows: `${offset}..${offset + rows.length - 1}`,
+  triplets: results.length,
+  scored: ok.length,
+  scored_share: +(ok.length / results.length).toFixed(3),
+  failed_by_reason: failures,
+  step_answers: answers,
+  valid_first_try_share: answered ? +(answerTotals.first / answered).toFixed(3) : null,
+  valid_after_repair_share: answered ? +((answerTotals.first + answerTotals.repaired) / answered).toFixed(3) : null,
+  step_failures: await counts(instruments.judgeFailures),
+  requests: await counts(instruments.judgeRequests),
+  adaptations: await counts(instruments.judgeAdaptations),
+  calls_per_scored_triplet: ok.length ? +(sum((r) => r.calls) / ok.length).toFixed(2) : null,
+  input_tokens_per_scored_triplet: ok.length ? Math.round(sum((r) => r.inputTokens) / ok.length) : null,
+  output_tokens_per_scored_triplet: ok.length ? Math.round(sum((r) => r.outputTokens) / ok.length) : null,
+  seconds_per_triplet_wall: +(wallSeconds / results.length).toFixed(1),
+  seconds_per_triplet_p50: +[...results.map((r) => r.seconds)].sort((a, b) => a - b)[Math.floor(results.length / 2)]!.toFixed(1),
+  all: report(results),
+  length_matched_3chars: report(results.filter((r) => matched.has(r.row))),
+}));
