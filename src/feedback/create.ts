@@ -96,7 +96,7 @@ export async function openFeedback(config: RagwatchConfig, options: OpenFeedback
         : {}),
     });
   }
-  const sink = store ? new FeedbackAnswerSink({ store, ...(bus ? { publish: (a) => bus?.publishAnswer(a) } : {}) }) : undefined;
+  const sink = store ? new FeedbackAnswerSink({ store, registry: options.registry, ...(bus ? { publish: (a) => bus?.publishAnswer(a) } : {}) }) : undefined;
   // The windows and baselines of the alert survive a restart: replayed from the store.
   const longest = Math.max(config.metrics.windowMs, ...feedbackTiersFromConfig(config).map((t) => t.baselineMs + t.windowMs));
   if (monitor && store) hub.replay(Date.now() - longest);
