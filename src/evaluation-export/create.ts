@@ -102,6 +102,11 @@ export function judgedMetrics(registry: MetricRegistry): (judge: JudgeKind) => r
   };
 }
 
+/** The answer page of a trace from `evaluationExport.answerUrlTemplate` (the trace id URL-encoded into `{traceId}`). */
+export function answerUrlOf(template: string): (traceId: string) => string {
+  return (traceId) => template.replaceAll('{traceId}', encodeURIComponent(traceId));
+}
+
 /** The sink of the configured writers, or undefined when none is. */
 export function createEvaluationExport(config: RagwatchConfig, options: EvaluationExportOptions): EvaluationExportSink | undefined {
   const e = config.evaluationExport;
@@ -145,6 +150,7 @@ export function createEvaluationExport(config: RagwatchConfig, options: Evaluati
     labelOf,
     isFailing: failingByThreshold(registry, config.alerts),
     metricsOf: judgedMetrics(registry),
+    ...(e.answerUrlTemplate !== undefined ? { answerUrlOf: answerUrlOf(e.answerUrlTemplate) } : {}),
     redact: (texts) => {
       const r = redactor.redactWith((redact) => texts.map(redact));
       return r.ok ? r.value : undefined;

@@ -9,7 +9,7 @@
 import type { RecordSink, ScoreFailure } from '../scorer/record-sinks.ts';
 import type { JudgeKind, SampledTriplet, ScoreRecord } from '../triplet.ts';
 import { evaluationResultsOf, failureResultsOf, type ResultOptions } from './evaluation-results.ts';
-import type { EvaluationWriter } from './types.ts';
+import type { EvaluationResult, EvaluationWriter } from './types.ts';
 
 /** Options of {@link EvaluationExportSink}. */
 export interface EvaluationExportSinkOptions extends ResultOptions {
@@ -18,6 +18,8 @@ export interface EvaluationExportSinkOptions extends ResultOptions {
   includeProbes?: boolean;
   /** The metrics a judge of this kind scores (a failed judge gets one `error.type` result for each). Default: none (failures are not exported). */
   metricsOf?: (judge: JudgeKind) => readonly string[];
+  /** ragwatch's page of a trace's answer (`evaluationExport.answerUrlTemplate`); each result carries it. Default: none. */
+  answerUrlOf?: (traceId: string) => string;
 }
 
 export class EvaluationExportSink implements RecordSink {
@@ -42,6 +44,7 @@ export class EvaluationExportSink implements RecordSink {
       return;
     }
     if (results.length === 0) return;
+    this.#link(results);
     for (const w of this.#o.writers) w.write(results);
   }
 
@@ -55,7 +58,15 @@ export class EvaluationExportSink implements RecordSink {
       return;
     }
     if (results.length === 0) return;
+    this.#link(results);
     for (const w of this.#o.writers) w.write(results);
+  }
+
+  /** Adds the answer page's URL to each result, when one is configured. */
+  #link(results: EvaluationResult[]): void {
+    const of = this.#o.answerUrlOf;
+    if (!of) return;
+    for (const r of results) r.answerUrl = of(r.traceId);
   }
 
   /** Sends everything queued. */

@@ -34,6 +34,7 @@ export function langfuseScoreOf(r: EvaluationResult, environment?: string): Lang
   if (r.judge.model !== undefined) metadata.judge_model = r.judge.model;
   if (r.scoreLabel !== undefined) metadata.label = r.scoreLabel;
   if (r.responseId !== undefined) metadata.response_id = r.responseId;
+  if (r.answerUrl !== undefined) metadata.answer_url = r.answerUrl;
   const score: LangfuseScore = {
     id: `ragwatch-${createHash('sha256').update(`${r.tripletId}\u0000${r.name}\u0000${r.judge.kind}`).digest('hex').slice(0, 32)}`,
     traceId: r.traceId,

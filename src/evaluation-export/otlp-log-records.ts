@@ -45,6 +45,7 @@ export function evaluationAttributes(r: EvaluationResult): KeyValue[] {
   if (r.judge.model !== undefined) out.push(str('ragwatch.judge.model', r.judge.model));
   out.push(str('ragwatch.triplet.id', r.tripletId), str('ragwatch.service', r.service));
   if (r.release !== undefined) out.push(str('ragwatch.release', r.release));
+  if (r.answerUrl !== undefined) out.push(str('ragwatch.answer.url', r.answerUrl));
   return out;
 }
 

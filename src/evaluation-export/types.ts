@@ -34,6 +34,8 @@ export interface EvaluationResult {
   release?: string;
   /** When the answer was scored, milliseconds since the epoch. */
   timeMs: number;
+  /** ragwatch's page of the answer (`evaluationExport.answerUrlTemplate`), when configured. */
+  answerUrl?: string;
 }
 
 /** A destination of evaluation results: queues what it is given and sends it in the background. */

@@ -101,6 +101,16 @@ export const evaluationExportSection = z
     maxExplanationChars: z.number().int().min(0).max(100_000).default(1_000),
     /** Also export the verdicts of ragwatch's own probes (their traces are marked). Default false. */
     includeProbes: z.boolean().default(false),
+    /**
+     * ragwatch's answer page as your users reach it, with `{traceId}` (e.g. `https://ragwatch.example.com/answers/{traceId}`):
+     * each result then carries the link (`ragwatch.answer.url`; Phoenix and Langfuse metadata `answer_url`), one
+     * click from the trace to why it was judged so (docs/answers.md). Default: none.
+     */
+    answerUrlTemplate: z
+      .string()
+      .regex(/^https?:\/\/[^\s]+$/, 'an http(s) URL')
+      .refine((t) => t.includes('{traceId}'), 'must contain {traceId}')
+      .optional(),
     otlp: otlp.prefault({}),
     phoenix: phoenix.prefault({}),
     langfuse: langfuse.prefault({}),
