@@ -21,6 +21,7 @@ import type { SliceStatus } from '../slices/types.ts';
 import type { SloAlert } from '../slo/monitor.ts';
 import type { SliceView } from './releases-section.ts';
 import { accountingSnapshot } from '../metrics/accounting.ts';
+import { judgeFailureCounts } from '../metrics/judge-failures.ts';
 import type { ProbeRuns, SuiteRuns } from '../probes/run-view.ts';
 import { renderHomePage, type FrontDoor } from './home-page.ts';
 import { newNonce, pageHeaders } from './layout.ts';
@@ -213,7 +214,7 @@ async function frontDoorOf(quality: UiSources, options: Pick<ApiAppOptions, 'rea
     probeAlerts: options.probes?.firing() ?? [],
     calibrations: quality.calibration?.models() ?? [],
     exams: quality.exams?.reports() ?? [],
-    ...(registry ? { accounting: await accountingSnapshot(registry) } : {}),
+    ...(registry ? { accounting: await accountingSnapshot(registry), judgeFailures: await judgeFailureCounts(registry) } : {}),
     ...(size !== undefined && capacity !== undefined ? { queue: { size, capacity } } : {}),
     ...(lag !== undefined ? { lagMessages: lag } : {}),
   };

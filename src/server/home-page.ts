@@ -11,6 +11,7 @@ import type { CalibrationModel } from '../calibration/types.ts';
 import type { ChangeSeriesStatus } from '../change/monitor.ts';
 import type { ExamReport } from '../exams/report.ts';
 import type { AccountingSnapshot } from '../metrics/accounting.ts';
+import type { JudgeFailureCount } from '../metrics/judge-failures.ts';
 import type { QualityStatus } from '../metrics/score-metrics.ts';
 import type { AlertNotice } from '../metrics/notifier.ts';
 import type { SuiteRuns } from '../probes/run-view.ts';
@@ -36,6 +37,8 @@ export interface FrontDoor {
   calibrations: CalibrationModel[];
   exams: ExamReport[];
   accounting?: AccountingSnapshot;
+  /** The LLM judge's steps without a verdict, by step and reason, newest first. */
+  judgeFailures?: JudgeFailureCount[];
   /** Sampled triplets queued for the judge (the transport queue), and its capacity. */
   queue?: { size: number; capacity: number };
   /** Kafka: messages behind the high watermark, summed over partitions. */
@@ -127,6 +130,14 @@ function exams(d: FrontDoor): string {
   return `<section id="exams"><h2>Exams</h2><table><tr><th>exam</th><th>version</th><th>releases</th><th>latest verdict</th></tr>${rows.join('')}</table></section>`;
 }
 
+/** The LLM judge's failures by reason, and the last one: a judge that cannot follow the protocol is visible here. */
+function judgeFailures(d: FrontDoor): string {
+  const f = d.judgeFailures ?? [];
+  if (f.length === 0) return '';
+  const last = f[0]!;
+  return `<p class="bad" id="judge-failures">LLM judge steps without a verdict: ${f.slice(0, 8).map((x) => `${h(x.reason)} (${h(x.step)}) ${x.count}`).join(' · ')}. Last: <b>${h(last.reason)}</b> in ${h(last.step)}, ${ago(d.nowMs, last.lastMs)} (<code>ragwatch_judge_failures_total</code>; docs/judges.md).</p>`;
+}
+
 function pipeline(d: FrontDoor): string {
   const a = d.accounting;
   if (!a) return '';
@@ -135,7 +146,7 @@ function pipeline(d: FrontDoor): string {
   const dropTotal = drops.reduce((s, [, n]) => s + n, 0);
   return `<section id="pipeline"><h2>Pipeline</h2><table><tr><th>captured</th><th>sampled</th><th>scored</th><th>failed</th><th>in flight</th><th>dropped</th>${d.queue ? '<th>queue</th>' : ''}${d.lagMessages !== undefined ? '<th>Kafka lag</th>' : ''}<th>identity</th></tr>
 <tr><td>${a.captured}</td><td>${a.sampled}</td><td>${a.scored}</td><td>${a.failed}</td><td>${a.inFlight}</td><td>${dropTotal}</td>${d.queue ? `<td>${d.queue.size} / ${d.queue.capacity}</td>` : ''}${d.lagMessages !== undefined ? `<td>${d.lagMessages}</td>` : ''}<td class="${balanced ? 'ok' : 'bad'}">${balanced ? 'balanced' : `off by ${a.residualCaptured} / ${a.residualSampled}`}</td></tr></table>
-${drops.length > 0 ? `<p class="meta">Drops by stage/reason: ${drops.slice(0, 8).map(([k, n]) => `${h(k)} ${n}`).join(' · ')}</p>` : ''}<p class="meta">Judge ${d.ready ? 'ready' : '<b>starting</b>'}. captured = sampled + not sampled; sampled = scored + failed + dropped after sampling + in flight + in topic (docs/operations.md).</p></section>`;
+${drops.length > 0 ? `<p class="meta">Drops by stage/reason: ${drops.slice(0, 8).map(([k, n]) => `${h(k)} ${n}`).join(' · ')}</p>` : ''}${judgeFailures(d)}<p class="meta">Judge ${d.ready ? 'ready' : '<b>starting</b>'}. captured = sampled + not sampled; sampled = scored + failed + dropped after sampling + in flight + in topic (docs/operations.md).</p></section>`;
 }
 
 const PAGES: ReadonlyArray<readonly [string, string]> = [
