@@ -10,8 +10,13 @@
 
 /** An output token costs about as much as this many prompt tokens on a CPU (2–6 measured on 2 cores: docs/judges.md). */
 export const OUTPUT_WEIGHT = 4;
-/** Assumed milliseconds per weighted token before the first completed call: a 1.5B model on 2 busy cores (~20 prompt tokens/s). */
-const FIRST_MS_PER_TOKEN = 50;
+/**
+ * Assumed milliseconds per weighted token before the first completed call: a 1.5B model on 2 cores shared
+ * with other work (measured 134–180 ms per prompt token, 440–730 per output token: docs/judges.md). A
+ * first budget too short costs more than a long one: llama.cpp's servers finish an answer whose client
+ * left, so a retry waits behind it.
+ */
+const FIRST_MS_PER_TOKEN = 150;
 /** Safety factor over the expected duration. */
 const SLACK = 3;
 /** Weight of the newest observation in the moving average. */

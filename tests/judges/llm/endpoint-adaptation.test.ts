@@ -177,7 +177,7 @@ describe('the context window', () => {
 describe('time budget', () => {
   it('starts generous for a CPU, follows the observed pace, and stays between its floor and ceiling', () => {
     const b = new TimeBudget();
-    expect(b.budgetMs(100, 50)).toBe(30_000);
+    expect(b.budgetMs(20, 10)).toBe(30_000);
     const first = b.budgetMs(2_000, 400);
     expect(first).toBeGreaterThan(100_000);
     // A hosted endpoint: 1,000 prompt + 100 output tokens in 800 ms.
