@@ -23,11 +23,15 @@ describe('the built-in registry', () => {
 
   it('names the judges that make each metric', () => {
     expect(BUILTIN_REGISTRY.get('groundedness')!.judges).toEqual(['llm']);
-    expect(BUILTIN_REGISTRY.get('grounding_lexical')!.judges).toEqual(['embedded']);
-    expect(BUILTIN_REGISTRY.get('response_self_distinctness')!.judges).toEqual(['llm', 'embedded']);
-    expect(BUILTIN_REGISTRY.get('pii_free')!.judges).toEqual(['llm', 'embedded']);
+    expect(BUILTIN_REGISTRY.get('grounding_lexical')!.judges).toEqual(['embedded', 'local']);
+    expect(BUILTIN_REGISTRY.get('claim_support')!.judges).toEqual(['local']);
+    expect(BUILTIN_REGISTRY.get('response_self_distinctness')!.judges).toEqual(['llm', 'embedded', 'local']);
+    expect(BUILTIN_REGISTRY.get('pii_free')!.judges).toEqual(['llm', 'embedded', 'local']);
     for (const m of LLM_METRICS) expect(BUILTIN_REGISTRY.forJudge('llm').map((d) => d.name)).toContain(m);
     for (const m of [...EMBEDDED_METRICS, ...SCORER_METRICS]) expect(BUILTIN_REGISTRY.forJudge('embedded').map((d) => d.name)).toContain(m);
+    // The local judge scores every embedded metric beside its own.
+    for (const m of [...EMBEDDED_METRICS, ...SCORER_METRICS, 'claim_support']) expect(BUILTIN_REGISTRY.forJudge('local').map((d) => d.name)).toContain(m);
+    expect(BUILTIN_REGISTRY.forJudge('embedded').map((d) => d.name)).not.toContain('claim_support');
     expect(BUILTIN_REGISTRY.forJudge('embedded').map((d) => d.name)).not.toContain('groundedness');
   });
 
@@ -50,7 +54,7 @@ describe('a configuration’s registry', () => {
   it('adds the evaluators after the built-ins, with their kind and judges', () => {
     const r = metricRegistryOf(config);
     expect(r.names()).toEqual([...BUILTIN_METRICS.map((d) => d.name), 'cites_source', 'no_dosage', 'tone']);
-    expect(r.get('cites_source')).toMatchObject({ kind: 'boolean', judges: ['llm', 'embedded'], source: 'check_evaluator' });
+    expect(r.get('cites_source')).toMatchObject({ kind: 'boolean', judges: ['llm', 'embedded', 'local'], source: 'check_evaluator' });
     expect(r.get('no_dosage')).toMatchObject({ kind: 'boolean', judges: ['llm'], source: 'llm_evaluator' });
     expect(r.get('tone')).toMatchObject({ kind: 'categorical', labels: [{ label: 'warm', value: 1 }, { label: 'curt', value: 0.5 }, { label: 'rude', value: 0 }] });
     expect(r.evaluators().map((d) => d.name)).toEqual(['cites_source', 'no_dosage', 'tone']);

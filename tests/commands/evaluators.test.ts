@@ -57,13 +57,13 @@ describe('ragwatch evaluators validate', () => {
   it('passes two checks and two llm evaluators, listing each as a metric', async () => {
     const r = await run(['validate', '-c', configFile('four.yaml', { evaluators: FOUR })]);
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout).toContain('4 evaluators (at most 16) beside 16 built-in metrics');
+    expect(r.stdout).toContain('4 evaluators (at most 16) beside 17 built-in metrics');
     expect(r.stdout).toMatch(/cites_source\s+check boolean; alert below 0\.9 \(ticket, 30m\)/);
     expect(r.stdout).toMatch(/answer_tone\s+llm\s+categorical \(courteous=1, curt=0\.5, rude=0\), reads query, sources, response; alert below 0\.8/);
     expect(r.stdout).toContain('warning: 2 llm evaluators with judge.kind=embedded: skipped (no_llm_judge)');
     const json = await run(['validate', '--json', '-c', configFile('four.yaml', { evaluators: FOUR })]);
     const defs = (JSON.parse(json.stdout) as { evaluators: Array<{ name: string; kind: string; judges: string[] }> }).evaluators;
-    expect(defs.map((d) => [d.name, d.kind, d.judges.join('+')])).toEqual([['cites_source', 'boolean', 'llm+embedded'], ['json_answer', 'boolean', 'llm+embedded'], ['no_dosage_advice', 'boolean', 'llm'], ['answer_tone', 'categorical', 'llm']]);
+    expect(defs.map((d) => [d.name, d.kind, d.judges.join('+')])).toEqual([['cites_source', 'boolean', 'llm+embedded+local'], ['json_answer', 'boolean', 'llm+embedded+local'], ['no_dosage_advice', 'boolean', 'llm'], ['answer_tone', 'categorical', 'llm']]);
   });
 
   it('fails (exit 2) naming the key of a misspelt key, a duplicate, a built-in name, an unsafe pattern and a bad JSON Schema', async () => {

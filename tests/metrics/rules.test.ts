@@ -52,7 +52,7 @@ describe('default alerts', () => {
     const defaults = loadConfig({ env: {} });
     const alerts = generateRules(defaults).groups.find((g) => g.name === 'ragwatch-quality-alerts')!.rules;
     expect(alerts.map((r) => r.alert).sort()).toEqual(METRIC_NAMES.map(alertName).sort());
-    const PAGE = ['groundedness', 'faithfulness', 'hallucination_free', 'grounding_lexical', 'pii_free', 'non_toxic'];
+    const PAGE = ['groundedness', 'faithfulness', 'hallucination_free', 'claim_support', 'grounding_lexical', 'pii_free', 'non_toxic'];
     for (const metric of METRIC_NAMES) {
       expect(defaults.alerts.metrics[metric], metric).toMatchObject({ alert: true, severity: PAGE.includes(metric) ? 'page' : 'ticket' });
     }
