@@ -75,7 +75,7 @@ for (let i = 0; i < DEFAULT; i++) fill(ring, i);
 // The embedded store with as many judged answers as the default keeps.
 const dir = mkdtempSync(join(tmpdir(), 'ragwatch-bench-answers-'));
 const db = await openDatabase(join(dir, 'ragwatch.sqlite'));
-const store = new AnswerStore({ db, maxAnswers: DEFAULT });
+const store = new AnswerStore({ db, maxAnswers: DEFAULT, maxPerSecond: Infinity });
 const sources = Array.from({ length: 4 }, (_, k) => ({ id: `doc-${k}`, content: `The Chimnabai Clock Tower is a clock tower in the Raopura area of Vadodara. Document ${k} holds about four hundred characters of text, as retrieved chunks do. `.repeat(3) }));
 for (let i = 0; i < DEFAULT; i++) {
   const traceId = traceIdOf(i);

@@ -43,7 +43,7 @@ export async function startScorer(config: RagwatchConfig, logger: Logger = silen
   if (topicBus) quality.weakness.publish = (m) => topicBus.publish(m);
   void topicBus?.start();
   // This replica's part of the trail: what it read from Kafka, judged and exported (docs/answers.md#split-mode).
-  const trail = createTrail(config);
+  const trail = createTrail(config, instruments.registry);
   const pipeline = new Pipeline({ config, instruments, sinks: [quality], role: 'scorer', logger, autoLocalJudge: true, kafkaTopics: roleTopics(config.transport.kafka, 'scorer'), ...(trail ? { trail } : {}) });
   const answers = await openAnswerStore(config, instruments.registry, logger);
   if (answers) pipeline.sinks.add(answers);

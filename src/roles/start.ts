@@ -88,7 +88,7 @@ export async function startApp(config: RagwatchConfig, logger: Logger = silentLo
   const recent = config.feedback.enabled ? new RecentAnswers() : undefined;
   const kafkaTopics = role === 'collector' && config.transport.kind === 'kafka' ? roleTopics(config.transport.kafka, 'collector') : undefined;
   // What each stage decided about the last traces (the answer page): this process's part of the trail.
-  const trail = createTrail(config);
+  const trail = createTrail(config, instruments.registry);
   const pipeline = new Pipeline({ config, instruments, sinks: [quality], ...(options.judge ? { judge: options.judge } : {}), role, logger, autoLocalJudge: true, forwardSpans, topicOf, ...(recent ? { onOutcome: recent.note } : {}), ...(kafkaTopics ? { kafkaTopics } : {}), ...(trail ? { trail } : {}) });
   // The judged answers, for the answer page, kept where they are scored.
   const answers = role === 'all' ? await openAnswerStore(config, instruments.registry, logger) : undefined;

@@ -10,14 +10,18 @@ import type { ExportSettled } from '../evaluation-export/batch-writer.ts';
 import { metricRegistryOf } from '../metric-registry.ts';
 import type { SamplingDecision } from '../sampling/types.ts';
 import { TraceRing } from '../trail/trace-ring.ts';
-import type { TrailRecorder } from '../trail/types.ts';
+import type { TrailRecorder, TrailView } from '../trail/types.ts';
+import { Counter, Gauge, type Registry } from 'prom-client';
 import type { HandleContext, HandleResult, TripletHandler } from '../transport/types.ts';
 import type { SampledTriplet, ScoreRecord, Triplet } from '../triplet.ts';
 
-/** The trail of a process from `config.trail`, or undefined when it is off (`maxTraces: 0`). */
-export function createTrail(config: RagwatchConfig): TraceRing | undefined {
+/** The trail of a process from `config.trail` (its series on `registry`), or undefined when it is off (`maxTraces: 0`). */
+export function createTrail(config: RagwatchConfig, registry?: Registry): TraceRing | undefined {
   const t = config.trail;
-  return t.maxTraces > 0 ? new TraceRing({ maxTraces: t.maxTraces, maxEventsPerTrace: t.maxEventsPerTrace }) : undefined;
+  if (t.maxTraces === 0) return undefined;
+  const ring = new TraceRing({ maxTraces: t.maxTraces, maxEventsPerTrace: t.maxEventsPerTrace });
+  if (registry) registerTrailMetrics(registry, ring);
+  return ring;
 }
 
 /** Spans received, by trace: one ring update per span (O(1) each). */
@@ -168,4 +172,43 @@ export function flagRuleOf(config: RagwatchConfig): FlagRule {
     },
     threshold,
   };
+}
+
+/** The trail's own series on `registry`: traces held, traces evicted, decisions not kept (read at scrape time). */
+export function registerTrailMetrics(registry: Registry, ring: TrailView): void {
+  const registers = [registry];
+  const stats = () => ring.stats();
+  new Gauge({
+    name: 'ragwatch_trail_traces',
+    help: 'Traces whose decisions the trail holds (the answer page, docs/answers.md), by kind: held, capacity (trail.maxTraces).',
+    labelNames: ['kind'],
+    registers,
+    collect() {
+      const s = stats();
+      this.set({ kind: 'held' }, s.traces);
+      this.set({ kind: 'capacity' }, s.capacity);
+    },
+  });
+  let evicted = 0;
+  let dropped = 0;
+  new Counter({
+    name: 'ragwatch_trail_evicted_total',
+    help: 'Traces evicted from the trail to make room (the oldest first, trail.maxTraces): their answer pages then show the judged answer only, or nothing.',
+    registers,
+    collect() {
+      const s = stats();
+      this.inc(s.evicted - evicted);
+      evicted = s.evicted;
+    },
+  });
+  new Counter({
+    name: 'ragwatch_trail_events_dropped_total',
+    help: 'Decisions not kept because their trace held trail.maxEventsPerTrace already.',
+    registers,
+    collect() {
+      const s = stats();
+      this.inc(s.eventsDropped - dropped);
+      dropped = s.eventsDropped;
+    },
+  });
 }

@@ -31,7 +31,7 @@ export async function openAnswerStore(config: RagwatchConfig, registry: Registry
   if (config.store.maxAnswers === 0) return undefined;
   const file = storeFile(config.store.dataDir);
   try {
-    return new AnswerStore({ db: await openStoreDatabase(config.store.dataDir), maxAnswers: config.store.maxAnswers, maxTextChars: config.store.maxTextChars, registry });
+    return new AnswerStore({ db: await openStoreDatabase(config.store.dataDir), maxAnswers: config.store.maxAnswers, maxPerSecond: config.store.maxAnswersPerSecond, maxTextChars: config.store.maxTextChars, registry });
   } catch (err) {
     logger.error({ store: file, err: errorMessage(err) }, 'answer store unavailable (config key "store.dataDir"): the answer page shows the trail only');
     return undefined;

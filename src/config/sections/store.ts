@@ -23,6 +23,12 @@ export const storeSection = z
      * evicted (counted). About 3–10 KB each on disk. 0: none kept (the page shows the trail only). Default 10000.
      */
     maxAnswers: z.number().int().nonnegative().default(10_000),
+    /**
+     * Judged answers kept per second at most; the rest are counted (`ragwatch_store_answers_skipped_total`)
+     * and their pages show the trail only. Bounds the writes at overload rates (each row is a few KB in three
+     * indexes). Default 50.
+     */
+    maxAnswersPerSecond: z.number().positive().default(50),
     /** Exam answers kept at most (docs/exams.md); the oldest are evicted. Default 200000. */
     maxExamAnswers: z.number().int().positive().default(200_000),
   })
