@@ -15,17 +15,19 @@ import { fileURLToPath } from 'node:url';
 import type { Figure } from './lib.ts';
 import { checkFigures } from './targets.ts';
 
-/** Benches in run order: file under bench/ (without .ts). */
-const BENCHES = ['processor', 'ingest', 'ingest-grpc', 'judges', 'scorer-throughput', 'kafka-produce', 'split-assembly', 'split-pipeline', 'overload', 'plugin-rss', 'calibration', 'weakness', 'exams', 'completeness', 'backtest', 'slices', 'history', 'answers'];
+/** Benches in run order: file under bench/ (without .ts), or a folder under bench/ with its main.ts (peers). */
+const BENCHES = ['processor', 'ingest', 'ingest-grpc', 'judges', 'scorer-throughput', 'kafka-produce', 'split-assembly', 'split-pipeline', 'overload', 'plugin-rss', 'calibration', 'weakness', 'exams', 'completeness', 'backtest', 'slices', 'history', 'answers', 'peers'];
 
 const quick = process.argv.includes('--quick');
 const only = process.argv.slice(2).filter((a, i, all) => !a.startsWith('--') && all[i - 1] !== '--figures');
 const names = only.length > 0 ? only : BENCHES;
 const here = fileURLToPath(new URL('.', import.meta.url));
+/** A bench's entry: bench/<name>.ts, else bench/<name>/main.ts. */
+const benchFile = (name: string) => (existsSync(`${here}${name}.ts`) ? `${here}${name}.ts` : `${here}${name}/main.ts`);
 
 function runOne(name: string): Promise<{ figures: Figure[]; code: number }> {
   return new Promise((resolve) => {
-    const file = `${here}${name}.ts`;
+    const file = benchFile(name);
     const child = spawn(process.execPath, [file, ...(quick ? ['--quick'] : [])], { stdio: ['ignore', 'pipe', 'inherit'] });
     const figures: Figure[] = [];
     let buf = '';
@@ -60,8 +62,8 @@ if (figuresFile) {
   }
 } else {
   for (const name of names) {
-    if (!existsSync(`${here}${name}.ts`)) {
-      process.stderr.write(`bench ${name}: not present (bench/${name}.ts) — its figures are missing\n`);
+    if (!existsSync(benchFile(name))) {
+      process.stderr.write(`bench ${name}: not present (bench/${name}.ts or bench/${name}/main.ts) — its figures are missing\n`);
       failedBenches.push(name);
       continue;
     }

@@ -29,6 +29,8 @@ export interface Phoenix {
   url: string;
   /** `http://127.0.0.1:<port>` of its OTLP/gRPC receiver. */
   grpcUrl: string;
+  /** The server's process id (its CPU and memory in /proc: bench/peers). */
+  pid: number;
   /** Stops the server and removes its working directory. Idempotent. */
   stop(): Promise<void>;
 }
@@ -68,7 +70,7 @@ export async function startPhoenix(venv: string, timeoutMs = 180_000): Promise<P
   while (Date.now() < deadline) {
     if (exited) break;
     const ok = await fetch(`${url}/healthz`).then((r) => r.ok, () => false);
-    if (ok) return { url, grpcUrl: `http://127.0.0.1:${grpcPort}`, stop };
+    if (ok) return { url, grpcUrl: `http://127.0.0.1:${grpcPort}`, pid: child.pid!, stop };
     await new Promise((r) => setTimeout(r, 500));
   }
   await stop();
