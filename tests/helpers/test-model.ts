@@ -17,9 +17,9 @@ export const TEST_MODEL = {
 
 const FETCH = resolve(import.meta.dirname, '../../scripts/models/fetch-test-model.sh');
 
-/** Where fetch-test-model.sh keeps the file (`RAGWATCH_MODEL_CACHE`, default ~/.cache/ragwatch/models). */
+/** Where fetch-test-model.sh keeps the file (`RAGWATCH_TEST_MODEL_DIR`, default ~/.cache/ragwatch/models/test). */
 export function testModelPathOnDisk(): string {
-  return join(process.env.RAGWATCH_MODEL_CACHE ?? join(homedir(), '.cache/ragwatch/models'), 'test', TEST_MODEL.file);
+  return join(process.env.RAGWATCH_TEST_MODEL_DIR ?? join(homedir(), '.cache/ragwatch/models/test'), TEST_MODEL.file);
 }
 
 /**
@@ -39,4 +39,17 @@ export function testModel(suite: string, options: { fetch?: boolean } = {}): str
   if (process.env.CI === 'true') throw new Error(`${msg}; required under CI=true`);
   console.warn(`\n!!!!! SKIPPING ${msg} !!!!!\n`);
   return undefined;
+}
+
+/**
+ * A fresh model cache holding the fixture under its catalogue name (added the way users add a file:
+ * `ModelCache.add`, sha256 checked, hard-linked), for a process started with `judge.local.cacheDir`.
+ */
+export async function testModelCache(modelPath: string): Promise<{ dir: string; cleanup(): void }> {
+  const { mkdtempSync, rmSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const { ModelCache } = await import('../../src/models/cache.ts');
+  const dir = mkdtempSync(join(tmpdir(), 'ragwatch-model-cache-'));
+  await new ModelCache(dir).add(modelPath);
+  return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
 }

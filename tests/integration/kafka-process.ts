@@ -34,7 +34,7 @@ export interface RoleProcess {
 }
 
 /** Starts `ragwatch <role> -c <tmp>` (Node flags `nodeArgs` first, e.g. the image's) and resolves once its HTTP server listens. */
-export async function startRole(role: 'collector' | 'scorer' | 'assembler' | 'prober' | 'slices', config: Record<string, unknown>, startTimeoutMs = 30_000, nodeArgs: readonly string[] = []): Promise<RoleProcess> {
+export async function startRole(role: 'start' | 'collector' | 'scorer' | 'assembler' | 'prober' | 'slices', config: Record<string, unknown>, startTimeoutMs = 30_000, nodeArgs: readonly string[] = []): Promise<RoleProcess> {
   const dir = mkdtempSync(join(tmpdir(), `ragwatch-${role}-`));
   const file = join(dir, 'ragwatch.json.yaml');
   // Each process its own store unless the test names one (a restart that must find its state):
@@ -43,8 +43,11 @@ export async function startRole(role: 'collector' | 'scorer' | 'assembler' | 'pr
   writeFileSync(file, JSON.stringify(store.dataDir === undefined ? { ...config, store: { ...store, dataDir: join(dir, 'data') } } : config));
   const env = { ...process.env };
   delete env.RAGWATCH_CONFIG;
-  const script = `const { main } = await import(${JSON.stringify(CLI)}); await main(process.argv.slice(1));`;
-  const child = spawn(process.execPath, [...nodeArgs, '--input-type=module', '-e', script, role, '-c', file], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  // A launcher file, not `node -e`: a child that forks Node (node-llama-cpp tests its binary in a
+  // fork, which inherits execArgv) must not inherit an eval script.
+  const launcher = join(dir, 'launch.mjs');
+  writeFileSync(launcher, `const { main } = await import(${JSON.stringify(CLI)}); await main(process.argv.slice(2));\n`);
+  const child = spawn(process.execPath, [...nodeArgs, launcher, role, '-c', file], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let raw = '';
   let pending = '';
   let started: (v: { api: string; otlp?: string }) => void;
