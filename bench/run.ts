@@ -16,7 +16,7 @@ import type { Figure } from './lib.ts';
 import { checkFigures } from './targets.ts';
 
 /** Benches in run order: file under bench/ (without .ts), or a folder under bench/ with its main.ts (peers). */
-const BENCHES = ['processor', 'ingest', 'ingest-grpc', 'judges', 'scorer-throughput', 'kafka-produce', 'split-assembly', 'split-pipeline', 'overload', 'plugin-rss', 'calibration', 'weakness', 'exams', 'completeness', 'backtest', 'slices', 'history', 'answers', 'peers'];
+const BENCHES = ['processor', 'ingest', 'ingest-grpc', 'judges', 'scorer-throughput', 'kafka-produce', 'split-assembly', 'split-pipeline', 'overload', 'plugin-rss', 'calibration', 'weakness', 'exams', 'completeness', 'backtest', 'slices', 'history', 'answers', 'local-judge', 'peers'];
 
 const quick = process.argv.includes('--quick');
 const only = process.argv.slice(2).filter((a, i, all) => !a.startsWith('--') && all[i - 1] !== '--figures');

@@ -46,6 +46,13 @@ export const TARGETS: Readonly<Record<string, Target>> = {
   // Issue 47: seven days of history at 1 answer/s × 12 metrics stay small (1.4 MB measured): the rows are fixed by steps and series, not traffic.
   history_store_bytes_7d: { describe: 'value < 4 MB', ok: (f) => f.value < 4e6, gate: true },
   ingest_grpc_ratio_vs_http_protobuf: { describe: 'ratio >= 0.7', ok: (f) => f.ratio !== null && f.ratio >= 0.7 },
+  // Issue 50: the local judge. The runtime's own files (node-llama-cpp and its CPU binary; the GPU and
+  // ARM variants overridden away: ≈ 690 MB with them) and the model's memory are stable; speeds are reported.
+  local_judge_node_modules_mb: { describe: 'value < 120 MB', ok: (f) => f.value < 120, gate: true },
+  local_judge_rss_mb: { describe: 'value <= 3000 MB', ok: (f) => f.value <= 3000, gate: true },
+  local_judge_event_loop_p99_ms: { describe: 'value < 50 ms', ok: (f) => f.value < 50, gate: true },
+  local_judge_load_ms: { describe: 'value <= 10000 ms', ok: (f) => f.value <= 10_000 },
+  local_judge_answers_per_minute_200_tokens: { describe: 'value >= 12', ok: (f) => f.value >= 12 },
   overload_healthz_p99_ms: { describe: 'value < 100 ms', ok: (f) => f.value < 100 },
   overload_healthz_failures: { describe: 'value == 0', ok: (f) => f.value === 0, gate: true },
   kafka_produce_ratio_vs_raw: { describe: 'ratio >= 0.8', ok: (f) => f.ratio !== null && f.ratio >= 0.8 },
