@@ -1,9 +1,9 @@
 /**
  * The answer page's cost (issue 52; bench runner: bench/run.ts):
  *  - `trail_ring_mb_default` / `trail_ring_mb_10x`: heap held by the trail's ring full at its default
- *    size (`trail.maxTraces` 10000) and at 10× (100000), each trace with the decisions of a judged and
- *    exported answer (3 spans received, capture, sampling, queue, judge, two export writers: 6 events
- *    with their detail lines, a response id); MB of heap after a full GC. The default is gated (< 16 MB).
+ *    size (`trail.maxTraces` 5000) and at 10× (50000), each trace with the decisions of a judged and
+ *    exported answer recorded through the roles' own functions (src/roles/trail.ts: 3 spans received,
+ *    capture, sampling, queue, judge, two export writers: 6 events, a response id); MB of heap after a full GC. The default is gated (< 12 MB).
  *  - `trail_record_ns`: one decision recorded into the full ring (evicting the oldest), ns.
  *  - `answer_page_ms_p99` / `answer_api_ms_p99`: `/answers/<traceId>` and `GET /api/answers/<traceId>`
  *    through the real routes with the default ring full and 10000 judged answers in the embedded store
@@ -20,6 +20,9 @@ import { AnswerStore } from '../src/store/answer-store.ts';
 import { openDatabase } from '../src/store/sqlite.ts';
 import { TraceRing } from '../src/trail/trace-ring.ts';
 import type { SampledTriplet, ScoreRecord } from '../src/triplet.ts';
+import { loadConfig } from '../src/config/load.ts';
+import type { EvaluationResult } from '../src/evaluation-export/types.ts';
+import { exportSettled, flagRuleOf, traceOutcome, traceQueued, traceSampling, tracedHandler } from '../src/roles/trail.ts';
 import { emit, median, percentile, QUICK } from './lib.ts';
 
 setFlagsFromString('--expose-gc');
@@ -30,54 +33,62 @@ const heap = () => {
   return process.memoryUsage().heapUsed;
 };
 
-const DEFAULT = 10_000;
+/** `trail.maxTraces`' default, and `store.maxAnswers`'. */
+const DEFAULT = 5_000;
+const STORE = 10_000;
 let n = 0;
 const traceIdOf = (i: number) => i.toString(16).padStart(32, '0');
 
-/** The decisions of one judged and exported answer, as the roles record them. */
-function fill(ring: TraceRing, i: number): void {
-  const t = traceIdOf(i);
-  const id = `${t.slice(0, 16)}${(i * 7).toString(16).padStart(16, '0')}`;
-  for (let s = 0; s < 3; s++) ring.spans(t, 1, 'otlp');
-  ring.record(t, { stage: 'capture', outcome: 'assembled', reason: 'openinference', tripletId: id, detail: `generation span ${t.slice(0, 16)} (openinference): 4 sources from retrieval span 1a2b3c4d "retrieve" (openinference)` });
-  ring.responseId(t, `chatcmpl-${i.toString(36)}abcdefghij`);
-  ring.record(t, { stage: 'sampling', outcome: 'sampled', reason: 'rate', tripletId: id, detail: 'sampled by the sampling rate (sampling.rate), stratum all, weight 1' });
-  ring.record(t, { stage: 'queue', outcome: 'queued', reason: 'memory', tripletId: id, detail: 'memory queue (transport.maxQueueSize)' });
-  ring.record(t, { stage: 'judge', outcome: 'judged', reason: 'llm', tripletId: id, detail: 'judged, no metric at or below its threshold — llm judge (gpt-4o-mini), 1 attempt; 3 calls, 3235 tokens, 2210 ms' });
-  ring.record(t, { stage: 'export', outcome: 'sent', reason: 'otlp', detail: '9 evaluation results to otlp: accepted' });
-  ring.record(t, { stage: 'export', outcome: 'sent', reason: 'phoenix', detail: '9 evaluation results to phoenix: accepted' });
+/** The decisions of one judged and exported answer, recorded through the roles' own functions. */
+const judgedRecord = (traceId: string): ScoreRecord => ({
+  tripletId: `t-${traceId}`, traceId, service: 'rag', stratum: 'all', weight: 1, timestamp: '', judge: { kind: 'llm', model: 'gpt-4o-mini' },
+  scores: { groundedness: 0.92, faithfulness: 1, source_precision: 0.75 }, skipped: {}, diagnosis: [], details: { claims: [], subQuestions: [], sources: [], redundantSentences: [] },
+  usage: { calls: 3, inputTokens: 2900 + (n % 300), outputTokens: 335, durationMs: 2210 + (n % 700) },
+});
+const flag = flagRuleOf(loadConfig({ env: {} }));
+async function fill(ring: TraceRing, i: number): Promise<void> {
+  const traceId = traceIdOf(i);
+  const triplet: SampledTriplet = { id: `${traceId.slice(0, 16)}${(i * 7).toString(16).padStart(16, '0')}`, traceId, spanId: traceId.slice(16), service: 'rag', timestamp: '', query: 'q', sources: [{ content: 'a' }, { content: 'b' }, { content: 'c' }, { content: 'd' }], response: 'r', responseId: `chatcmpl-${i.toString(36)}abcdefghij`, latency: { durationMs: 900 }, convention: 'openinference', sampling: { weight: 1, stratum: 'all', rule: 'rate' } };
+  for (let s = 0; s < 3; s++) ring.spans(traceId, 1, 'otlp');
+  traceOutcome(ring, { kind: 'triplet', triplet, mapper: 'openinference', explain: { spanName: 'ChatOpenAI', sourcesSource: `retrieval span ${traceId.slice(0, 8)} "retrieve" (openinference)` } });
+  traceSampling(ring, triplet, { sampled: true, sampling: triplet.sampling });
+  traceQueued(ring, triplet, true, 'memory queue (transport.maxQueueSize)');
+  await tracedHandler(ring, () => Promise.resolve({ status: 'scored', record: judgedRecord(traceId) }), flag)(triplet, { attempt: 1 });
+  const settled = exportSettled(ring);
+  settled('otlp', Array.from({ length: 9 }, () => ({ traceId }) as EvaluationResult), { status: 'sent' });
+  settled('phoenix', Array.from({ length: 9 }, () => ({ traceId }) as EvaluationResult), { status: 'sent' });
   n++;
 }
 
-function ringBytes(traces: number): number {
+async function ringBytes(traces: number): Promise<number> {
   const before = heap();
   const ring = new TraceRing({ maxTraces: traces });
-  for (let i = 0; i < traces; i++) fill(ring, i);
+  for (let i = 0; i < traces; i++) await fill(ring, i);
   const after = heap();
   if (ring.stats().traces !== traces) throw new Error('ring not full');
   return after - before;
 }
 
-const defaultBytes = ringBytes(DEFAULT);
-const tenXBytes = QUICK ? defaultBytes * 10 : ringBytes(DEFAULT * 10);
+const defaultBytes = await ringBytes(DEFAULT);
+const tenXBytes = QUICK ? defaultBytes * 10 : await ringBytes(DEFAULT * 10);
 if (QUICK) console.error('answers: --quick measures the default ring only; the 10× figure is extrapolated');
 
 // Recording into a full ring: each new trace evicts the oldest.
 const ring = new TraceRing({ maxTraces: DEFAULT });
-for (let i = 0; i < DEFAULT; i++) fill(ring, i);
+for (let i = 0; i < DEFAULT; i++) await fill(ring, i);
 const reps = QUICK ? 50_000 : 300_000;
 const t0 = process.hrtime.bigint();
 for (let i = 0; i < reps; i++) ring.record(traceIdOf(DEFAULT + i), { stage: 'sampling', outcome: 'not_sampled', reason: 'rate' });
 const recordNs = Number(process.hrtime.bigint() - t0) / reps;
 // Refill with judged answers (the page's worst case: every stage present).
-for (let i = 0; i < DEFAULT; i++) fill(ring, i);
+for (let i = 0; i < DEFAULT; i++) await fill(ring, i);
 
 // The embedded store with as many judged answers as the default keeps.
 const dir = mkdtempSync(join(tmpdir(), 'ragwatch-bench-answers-'));
 const db = await openDatabase(join(dir, 'ragwatch.sqlite'));
-const store = new AnswerStore({ db, maxAnswers: DEFAULT, maxPerSecond: Infinity });
+const store = new AnswerStore({ db, maxAnswers: STORE, maxPerSecond: Infinity });
 const sources = Array.from({ length: 4 }, (_, k) => ({ id: `doc-${k}`, content: `The Chimnabai Clock Tower is a clock tower in the Raopura area of Vadodara. Document ${k} holds about four hundred characters of text, as retrieved chunks do. `.repeat(3) }));
-for (let i = 0; i < DEFAULT; i++) {
+for (let i = 0; i < STORE; i++) {
   const traceId = traceIdOf(i);
   const record: ScoreRecord = {
     tripletId: `t${i}`, traceId, service: 'rag', release: '1.4.2', route: '/ask', model: 'gpt-4o-mini', stratum: 'all', weight: 1, timestamp: new Date().toISOString(), judge: { kind: 'llm', model: 'gpt-4o-mini' },

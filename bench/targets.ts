@@ -66,8 +66,9 @@ export const TARGETS: Readonly<Record<string, Target>> = {
   // Issue 37: one evaluation of every slice at 20 services × 12 metrics × 3 releases × 10 routes.
   slices_evaluate_ms: { describe: 'value < 50 ms', ok: (f) => f.value < 50, gate: true },
   slice_entry_bytes: { describe: 'value < 8192 bytes', ok: (f) => f.value < 8192, gate: true },
-  // Issue 52: the trail of the last trail.maxTraces traces (10000 by default) in memory, each a judged and exported answer (18.1 MB measured); ×10 scales linearly.
-  trail_ring_mb_default: { describe: 'value < 25 MB', ok: (f) => f.value < 25, gate: true },
+  // Issue 52: the trail of the last trail.maxTraces traces (5000 by default) in memory, each a judged and exported answer (8.9 MB measured); ×10 scales linearly.
+  // (At 10000 by default the trail and the answer store raised the overload bench's RSS growth over HTTP from 32 to 47 MB of its 50.)
+  trail_ring_mb_default: { describe: 'value < 12 MB', ok: (f) => f.value < 12, gate: true },
   trail_ring_mb_10x: { describe: 'ratio <= 11 (linear in trail.maxTraces)', ok: (f) => f.ratio !== null && f.ratio <= 11 },
   // Issue 52: the answer page with the default ring full and 10000 judged answers in the store, on 2 cores.
   answer_page_ms_p99: { describe: 'value < 100 ms', ok: (f) => f.value < 100, gate: true },

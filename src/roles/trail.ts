@@ -39,13 +39,14 @@ export function traceOutcome(trail: TrailRecorder, outcome: GenerationOutcome): 
   if (outcome.kind === 'triplet') {
     const t = outcome.triplet;
     const from = outcome.explain?.sourcesSource;
-    trail.record(t.traceId, { stage: 'capture', outcome: 'assembled', reason: t.convention, tripletId: t.id, detail: `generation span ${t.spanId} (${t.convention}): ${t.sources.length} source${t.sources.length === 1 ? '' : 's'}${from ? ` from ${from}` : ''}` });
+    // No span ids in the line (the triplet id names the generation): lines that repeat are kept once.
+    trail.record(t.traceId, { stage: 'capture', outcome: 'assembled', reason: t.convention, tripletId: t.id, detail: `generation "${outcome.explain?.spanName ?? ''}" (${t.convention}): ${t.sources.length} source${t.sources.length === 1 ? '' : 's'}${from ? ` from ${from.replace(/ [0-9a-f]{8,16} /, ' ')}` : ''}` });
     if (t.responseId !== undefined) trail.responseId(t.traceId, t.responseId);
     return;
   }
   const note = outcome.explain?.sourcesNote;
   const missing = outcome.missing.join(', ');
-  trail.record(outcome.traceId, { stage: 'capture', outcome: 'incomplete', reason: outcome.missing[0] ?? 'unknown', detail: `generation span ${outcome.spanId} (${outcome.mapper}): missing ${missing}${note ? ` — ${note}` : ''}` });
+  trail.record(outcome.traceId, { stage: 'capture', outcome: 'incomplete', reason: outcome.missing[0] ?? 'unknown', detail: `generation "${outcome.explain?.spanName ?? ''}" (${outcome.mapper}), span ${outcome.spanId}: missing ${missing}${note ? ` — ${note}` : ''}` });
 }
 
 /** A trace assembled: with no generation span, say so and name a few of its spans. */

@@ -8,7 +8,7 @@ import type { SpansReceived, TraceTrail, TrailEvent, TrailRecorder, TrailStats, 
 
 /** Options of {@link TraceRing}; all optional. */
 export interface TraceRingOptions {
-  /** Traces held at most; the oldest is evicted (counted). 0 turns the trail off. Default 10000. */
+  /** Traces held at most; the oldest is evicted (counted). 0 turns the trail off. Default 5000 (`trail.maxTraces`). */
   maxTraces?: number;
   /** Events kept per trace; further ones are counted and not kept. Default 24. */
   maxEventsPerTrace?: number;
@@ -17,6 +17,9 @@ export interface TraceRingOptions {
   /** Clock, milliseconds since the epoch. Default `Date.now`. */
   now?: () => number;
 }
+
+/** Distinct detail lines kept for sharing ({@link TraceRing}): a few hundred KB at most. */
+const MAX_INTERNED = 4_096;
 
 interface Entry {
   traceId: string;
@@ -51,9 +54,14 @@ export class TraceRing implements TrailRecorder, TrailView {
   #next = 0;
   #evicted = 0;
   #eventsDropped = 0;
+  /**
+   * Detail lines seen lately, each kept once: most repeat from trace to trace (the same rule, queue,
+   * writer), so the ring holds one copy instead of one per event. Bounded: cleared when full.
+   */
+  #details = new Map<string, string>();
 
   constructor(options: TraceRingOptions = {}) {
-    this.#max = Math.max(0, Math.floor(options.maxTraces ?? 10_000));
+    this.#max = Math.max(0, Math.floor(options.maxTraces ?? 5_000));
     this.#maxEvents = Math.max(1, options.maxEventsPerTrace ?? 24);
     this.#maxResponseIds = Math.max(1, options.maxResponseIdsPerTrace ?? 4);
     this.#now = options.now ?? Date.now;
@@ -77,7 +85,19 @@ export class TraceRing implements TrailRecorder, TrailView {
       this.#eventsDropped++;
       return;
     }
-    e.events.push({ ...event, timeMs: event.timeMs ?? e.lastMs });
+    const kept: TrailEvent = { stage: event.stage, outcome: event.outcome, timeMs: event.timeMs ?? e.lastMs };
+    if (event.reason !== undefined) kept.reason = event.reason;
+    if (event.detail !== undefined) kept.detail = this.#intern(event.detail);
+    if (event.tripletId !== undefined) kept.tripletId = event.tripletId;
+    e.events.push(kept);
+  }
+
+  #intern(detail: string): string {
+    const held = this.#details.get(detail);
+    if (held !== undefined) return held;
+    if (this.#details.size >= MAX_INTERNED) this.#details = new Map();
+    this.#details.set(detail, detail);
+    return detail;
   }
 
   responseId(traceId: string, responseId: string): void {

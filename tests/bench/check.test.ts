@@ -13,7 +13,7 @@ import { ROOT } from '../helpers/process.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'ragwatch-bench-check-'));
 const line = (figure: string, value: number, ratio: number | null = null) => JSON.stringify({ bench: 'x', figure, value, unit: 'u', baseline: null, ratio });
-const GOOD = [line('rss_growth_mb_overload', 34), line('rss_growth_mb_overload_grpc', 44), line('overload_healthz_failures', 0), line('judge_calls_per_triplet_cold', 3), line('judge_calls_per_triplet_warm', 3), line('judge_calls_per_triplet_with_history', 3), line('judge_tokens_per_triplet', 3235), line('judge_calls_per_triplet_three_evaluators', 4), line('judge_calls_per_triplet_three_evaluators_max', 4), line('judge_tokens_added_by_three_evaluators', 866), line('processor_onend_p99_us', 0.3), line('slices_evaluate_ms', 7.6), line('slice_entry_bytes', 4933), line('plugin_host_rss_mb_forward', 20.4), line('plugin_host_rss_mb_forward_main', 20.4), line('history_store_bytes_7d', 1_405_000), line('split_pipeline_consumer_lag_left', 0), line('trail_ring_mb_default', 18.1), line('answer_page_ms_p99', 12.6)];
+const GOOD = [line('rss_growth_mb_overload', 34), line('rss_growth_mb_overload_grpc', 44), line('overload_healthz_failures', 0), line('judge_calls_per_triplet_cold', 3), line('judge_calls_per_triplet_warm', 3), line('judge_calls_per_triplet_with_history', 3), line('judge_tokens_per_triplet', 3235), line('judge_calls_per_triplet_three_evaluators', 4), line('judge_calls_per_triplet_three_evaluators_max', 4), line('judge_tokens_added_by_three_evaluators', 866), line('processor_onend_p99_us', 0.3), line('slices_evaluate_ms', 7.6), line('slice_entry_bytes', 4933), line('plugin_host_rss_mb_forward', 20.4), line('plugin_host_rss_mb_forward_main', 20.4), line('history_store_bytes_7d', 1_405_000), line('split_pipeline_consumer_lag_left', 0), line('trail_ring_mb_default', 8.5), line('answer_page_ms_p99', 12.6)];
 
 function check(lines: string[], ...args: string[]) {
   const file = join(dir, `${Math.random().toString(36).slice(2)}.jsonl`);
@@ -32,7 +32,7 @@ describe('bench check', () => {
     expect(run.stderr).toMatch(/- report scorer_throughput_ratio_vs_limit: .* misses target ratio >= 0\.9/);
   });
 
-  for (const [figure, bad] of [['rss_growth_mb_overload', 75.5], ['overload_healthz_failures', 2], ['judge_calls_per_triplet_warm', 4], ['judge_tokens_per_triplet', 4100], ['judge_calls_per_triplet_three_evaluators', 5], ['judge_tokens_added_by_three_evaluators', 1200], ['processor_onend_p99_us', 35], ['slices_evaluate_ms', 61], ['slice_entry_bytes', 9000], ['rss_growth_mb_overload_grpc', 65], ['plugin_host_rss_mb_forward', 31], ['split_pipeline_consumer_lag_left', 3], ['trail_ring_mb_default', 30], ['answer_page_ms_p99', 140]] as const) {
+  for (const [figure, bad] of [['rss_growth_mb_overload', 75.5], ['overload_healthz_failures', 2], ['judge_calls_per_triplet_warm', 4], ['judge_tokens_per_triplet', 4100], ['judge_calls_per_triplet_three_evaluators', 5], ['judge_tokens_added_by_three_evaluators', 1200], ['processor_onend_p99_us', 35], ['slices_evaluate_ms', 61], ['slice_entry_bytes', 9000], ['rss_growth_mb_overload_grpc', 65], ['plugin_host_rss_mb_forward', 31], ['split_pipeline_consumer_lag_left', 3], ['trail_ring_mb_default', 13], ['answer_page_ms_p99', 140]] as const) {
     it(`quick mode fails when ${figure} misses (${bad})`, () => {
       const run = check([...GOOD.filter((l) => !l.includes(`"${figure}"`)), line(figure, bad)], '--quick');
       expect(run.status).toBe(1);

@@ -7,8 +7,8 @@ import { z } from 'zod';
  */
 export const trailSection = z
   .object({
-    /** Traces whose decisions are kept (≈ 1.8 KB each: 18 MB of heap at the default, `npm run bench -- answers`, docs/answers.md); the oldest is evicted, counted. 0 turns the trail off. Default 10000. */
-    maxTraces: z.number().int().nonnegative().default(10_000),
+    /** Traces whose decisions are kept (≈ 1.8 KB each: 8.9 MB of heap at the default, `npm run bench -- answers`, docs/answers.md); the oldest is evicted, counted. 0 turns the trail off. Default 5000. */
+    maxTraces: z.number().int().nonnegative().default(5_000),
     /** Decisions kept per trace; further ones are counted and not kept. Default 24. */
     maxEventsPerTrace: z.number().int().positive().max(1_000).default(24),
   })
