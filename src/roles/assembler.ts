@@ -1,7 +1,8 @@
 /**
  * `ragwatch assembler`: consumer group on the spans topic → capture (the same assembler, mappers,
  * latency, redaction, sampling and accounting as a local collector) → sampled triplets to the
- * triplets topic. Serves `/metrics`, `/healthz`, `/readyz`.
+ * triplets topic. Serves `/metrics`, `/healthz`, `/readyz`, and its part of the trail at `/answers/<traceId>`
+ * (behind the UI's authentication, docs/answers.md).
  * @module
  */
 import { KafkaSpanConsumer } from '../assembly/span-consumer.ts';
@@ -11,7 +12,8 @@ import { createInstruments } from '../telemetry/instruments.ts';
 import { instrumentsOptionsFromConfig } from '../telemetry/instruments.ts';
 import { sharedSamplingTopics } from '../weakness/sampling-topics.ts';
 import { Pipeline } from './pipeline.ts';
-import { createMetricsApp } from '../server/api-app.ts';
+import { createApiApp } from '../server/api-app.ts';
+import { createTrail } from './trail.ts';
 import { listen, type RunningServer } from './serve.ts';
 import { BufferedKafkaProducer } from '../transport/kafka-buffered-producer.ts';
 import { createKafka, producerSettingsOf } from '../transport/kafka-client.ts';
@@ -33,7 +35,9 @@ export async function startAssembler(config: RagwatchConfig, logger: Logger = si
   const instruments = createInstruments(instrumentsOptionsFromConfig(config));
   // The collectors redacted every string of the records with the same policy: not a second time here.
   const shared = sharedSamplingTopics(config, logger);
-  const pipeline = new Pipeline({ config, instruments, role: 'collector', logger, spansRedacted: true, kafkaTopics: roleTopics(section, 'assembler'), ...(shared ? { topicOf: shared.topics.topicOf } : {}) });
+  // Its part of the trail: capture, sampling and queueing of the traces of its partitions (docs/answers.md#split-mode).
+  const trail = createTrail(config, instruments.registry);
+  const pipeline = new Pipeline({ config, instruments, role: 'collector', logger, spansRedacted: true, kafkaTopics: roleTopics(section, 'assembler'), ...(shared ? { topicOf: shared.topics.topicOf } : {}), ...(trail ? { trail } : {}) });
   const triplets = pipeline.producer as KafkaTripletProducer;
   const graceMs = config.server.shutdownGraceMs;
   const dlq = new BufferedKafkaProducer({ kafka: createKafka(section, logger), topic: section.topics.dlq, ...producerSettingsOf(section), logger });
@@ -51,7 +55,9 @@ export async function startAssembler(config: RagwatchConfig, logger: Logger = si
     logger,
   });
   let ready = false;
-  const http = await listen(createMetricsApp({ registry: instruments.registry, ready: () => ready && consumer.running && pipeline.ready }), config.server.host, config.server.httpPort);
+  const { server } = config;
+  const app = createApiApp({ registry: instruments.registry, ready: () => ready && consumer.running && pipeline.ready, auth: { apiToken: server.apiToken, host: server.host, allowUnauthenticated: server.allowUnauthenticatedUi }, traceUrlTemplate: server.traceUrlTemplate, ...(trail ? { answers: { trail, role: 'assembler' as const } } : {}) });
+  const http = await listen(app, server.host, server.httpPort);
   await pipeline.start();
   // The span consumer joins once the topics exist (created here when missing).
   void pipeline.kafkaTopicsReady().then(() => consumer.start()).then(() => (ready = true));

@@ -29,8 +29,8 @@ export interface AnswerSources {
   labelsOf?: ((tripletId: string) => readonly Label[]) | undefined;
   /** Alert threshold of each metric. */
   thresholds?: Readonly<Record<string, number>> | undefined;
-  /** Which role this process plays (`start`, `collector`, `scorer`): what it can know (docs/answers.md#split-mode). */
-  role: 'start' | 'collector' | 'scorer';
+  /** Which role this process plays (`start`, `collector`, `assembler`, `scorer`): what it can know (docs/answers.md#split-mode). */
+  role: 'start' | 'collector' | 'assembler' | 'scorer';
 }
 
 /** One stage of the trail, summarised: its last decision (and how many it made). */
@@ -69,6 +69,7 @@ export interface AnswerViewJson {
 const PARTIAL: Record<AnswerSources['role'], string | null> = {
   start: null,
   collector: 'This collector holds the first stages only (spans, capture, sampling, queueing to Kafka); the scorer that judged the answer holds the judge and export stages and the judged answer.',
+  assembler: 'This assembler holds capture, sampling and queueing to Kafka for the traces of its partitions of the spans topic; the spans arrived at a collector, and the judge and export stages and the judged answer are a scorer\'s.',
   scorer: 'This scorer holds the judge and export stages and the answers it judged; spans, capture and sampling happened in a collector or assembler (docs/answers.md#split-mode).',
 };
 

@@ -145,6 +145,7 @@ export function createApiApp(options: ApiAppOptions): Hono {
   if (options.quality) mountUi(app, options.quality, options);
   else if (options.probes) mountProbes(app, options.probes, options.auth, options.traceUrlTemplate);
   else if (options.slices) mountSlices(app, options.slices, options.auth, options.history, options.metrics);
+  else if (options.answers) mountAnswersAlone(app, options.answers, options.auth, options.traceUrlTemplate);
   return app;
 }
 
@@ -192,6 +193,15 @@ function mountSlices(app: Hono, slices: SliceView, auth: UiAuthOptions | undefin
   }
   app.get('/api/releases', (c) => c.json({ services: slices.releases() }));
   app.get('/api/slices', (c) => c.json({ slices: slices.status() }));
+}
+
+/** `/answers/<traceId>` and `/api/answers/*` alone, behind the UI's authentication (the `ragwatch assembler` role's part of the trail). */
+function mountAnswersAlone(app: Hono, answers: NonNullable<ApiAppOptions['answers']>, auth: UiAuthOptions | undefined, traceUrlTemplate: string | undefined): void {
+  const { guard, loginLimit, login } = uiAuth(auth ?? { host: '127.0.0.1' });
+  app.get('/login', login);
+  app.post('/login', loginLimit, login);
+  for (const path of ['/api/*', '/answers', '/answers/*']) app.use(path, guard);
+  mountAnswers(app, () => answers, traceUrlTemplate);
 }
 
 /** Sums a gauge's values, or undefined when it has none. */

@@ -159,3 +159,18 @@ describe('/answers pages', () => {
     expect(ok.status).toBe(200);
   });
 });
+
+describe('the assembler\'s part alone', () => {
+  it('serves /answers and /api/answers without a quality monitor, behind the token, and says which part it holds', async () => {
+    const trail = new TraceRing();
+    traceSampling(trail, triplet(5, 'x'), { sampled: true, sampling: triplet(5, 'x').sampling });
+    const config = loadConfig({ env: {}, overrides: { metrics: { processMetrics: false } } });
+    const instruments = createInstruments(instrumentsOptionsFromConfig(config));
+    const app = createApiApp({ registry: instruments.registry, ready: () => true, auth: { apiToken: 'tok-0123456789abcdef0123', host: '127.0.0.1' }, answers: { trail, role: 'assembler' } });
+    expect((await app.request(`/api/answers/${TRACE(5)}`)).status).toBe(401);
+    const v = (await (await app.request(`/api/answers/${TRACE(5)}`, { headers: { authorization: 'Bearer tok-0123456789abcdef0123' } })).json()) as AnswerViewJson;
+    expect(v.verdict).toMatchObject({ stage: 'sampling', outcome: 'sampled' });
+    expect(v.partial).toContain('This assembler holds');
+    expect((await app.request('/metrics')).status).toBe(200);
+  });
+});
