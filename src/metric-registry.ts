@@ -80,7 +80,7 @@ export const BUILTIN_METRICS: readonly MetricDefinition[] = [
   builtin('faithfulness', 'Share of the response claims the sources support or do not contradict.', { threshold: 0.8, severity: 'page' }),
   builtin('hallucination_free', 'One minus the share of response claims the sources contradict.', { threshold: 0.9, severity: 'page' }),
   // Measured on the HaluEval development file with the lexical check beside it (docs/judges.md, scripts/local-judge-report.ts).
-  builtin('claim_support', 'Probability that the sources support the least-supported response sentence (local judge).', { threshold: 0.5, severity: 'page' }),
+  builtin('claim_support', 'Probability that the sources support the least-supported response sentence (local judge).', { threshold: 0.3, severity: 'page' }),
   builtin('grounding_lexical', 'Share of the numbers and named entities of the response found in the sources (embedded judge).', { threshold: 0.8, severity: 'page' }),
   builtin('source_precision', 'Share of the retrieved sources essential to answer the query (THELMA SP, chunk level).', { threshold: 0.5, severity: 'ticket' }),
   builtin('source_fact_precision', 'Share of the facts in the sources essential to answer the query (THELMA SP, fact level).', { threshold: 0.5, severity: 'ticket' }),

@@ -95,6 +95,8 @@ function localJudge(config: RagwatchConfig, options: CreateJudgeOptions): LocalJ
     ...local,
     model: model || DEFAULT_LOCAL_MODEL,
     cache: new ModelCache(modelCacheDir(config)),
+    // /examples labels a sentence unsupported where the answer would be flagged.
+    sentenceFlagBelow: config.alerts.metrics.claim_support?.threshold ?? 0.3,
     embedded: { similarityThreshold: config.judge.embedded.similarityThreshold, threads: config.judge.embedded.threads, completenessRelevance: config.judge.embedded.completenessRelevance },
     ...(options.requireModel ? { requireModel: true } : {}),
     ...(options.logger ? { logger: options.logger } : {}),

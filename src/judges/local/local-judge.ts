@@ -34,7 +34,7 @@ export interface LocalJudgeOptions extends AdmissionOptions {
   gpu?: 'auto' | 'off';
   /** Most response sentences asked about per answer (the rest are not judged; counted in `usage`). Default 8. */
   maxSentences?: number;
-  /** A sentence is labelled unsupported on /examples below this support. Default 0.5. */
+  /** A sentence is labelled unsupported on /examples below this support (the role passes claim_support's threshold). Default 0.3. */
   sentenceFlagBelow?: number;
   /** `init()` fails when the model is missing (offline commands) instead of waiting for it. Default false. */
   requireModel?: boolean;
@@ -156,7 +156,7 @@ export class LocalJudge implements Judge {
         }
         const support = 1 - v.unsupported;
         weakest = weakest === undefined ? support : Math.min(weakest, support);
-        claims.push({ text: sentence, support, verdict: support < (this.#options.sentenceFlagBelow ?? 0.5) ? 'not_in_sources' : 'supported' });
+        claims.push({ text: sentence, support, verdict: support < (this.#options.sentenceFlagBelow ?? 0.3) ? 'not_in_sources' : 'supported' });
       }
       const usage = { calls: base.usage.calls + sentences.length, inputTokens: base.usage.inputTokens + evaluated, outputTokens: base.usage.outputTokens, durationMs: base.usage.durationMs + (performance.now() - started) };
       const details = { ...base.details, claims };

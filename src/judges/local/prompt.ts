@@ -29,22 +29,24 @@ const TAG = randomBytes(4).toString('hex');
 
 /**
  * Ways to ask about one sentence of a longer answer (measured side by side by
- * `scripts/local-judge-halueval.ts --composite`; `supported` ships).
+ * `scripts/local-judge-halueval.ts`; `supported` ships). The sentence is asked about alone, without
+ * the rest of the answer: with the whole answer before it, a 1.5B model let a false sentence drag a
+ * verbatim source sentence down (P(No) 0.61 on the development file's composites, against 0.27 alone).
  */
 export const SENTENCE_ASKS = {
-  /** Whether the sources back the sentence, whatever the question. */
-  supported: 'Is this sentence supported by the document?',
-  /** The whole-answer wording applied to one sentence (it also weighs whether the sentence answers the question). */
-  correct: 'Is this sentence correct and fully supported by the document?',
+  /** Whether the sources back the sentence. */
+  supported: 'Is this statement supported by the document?',
+  /** The whole-answer wording applied to one sentence. */
+  correct: 'Is this statement correct and fully supported by the document?',
 } as const;
 
 /** Which wording {@link buildPrompt} uses for a sentence. */
 export type SentenceAsk = keyof typeof SENTENCE_ASKS;
 
 /**
- * The prompt split in two: `prefix` (everything up to the answer, shared by every sentence of one
- * answer and by every answer over the same sources) and `suffix` (the answer and the question asked
- * of it or of one of its sentences; the answer comes first, so its tokens too are reused across its sentences).
+ * The prompt split in two: `prefix` (everything up to the answer: shared by every sentence of one
+ * answer and by every answer over the same sources, so its tokens are evaluated once) and `suffix`
+ * (the answer, or one of its sentences, and the question asked of it).
  */
 export function buildPrompt(q: LocalQuestion, options: { format?: PromptFormat; ask?: SentenceAsk } = {}): { prefix: string; suffix: string } {
   void options.format;
@@ -52,10 +54,9 @@ export function buildPrompt(q: LocalQuestion, options: { format?: PromptFormat; 
     `<|im_start|>system\n${SYSTEM}<|im_end|>\n<|im_start|>user\n` +
     `Document:\n<doc-${TAG}>\n${q.document}\n</doc-${TAG}>\n` +
     `Question: <q-${TAG}>${q.question}</q-${TAG}>\n`;
-  const ask =
+  const body =
     q.sentence === undefined
-      ? 'Is the proposed answer correct and fully supported by the document?'
-      : `Consider only this sentence of the proposed answer: <s-${TAG}>${q.sentence}</s-${TAG}>\n${SENTENCE_ASKS[options.ask ?? 'supported']}`;
-  const suffix = `Proposed answer: <a-${TAG}>${q.answer}</a-${TAG}>\n${ask} Answer with Yes or No only.<|im_end|>\n<|im_start|>assistant\n`;
-  return { prefix, suffix };
+      ? `Proposed answer: <a-${TAG}>${q.answer}</a-${TAG}>\nIs the proposed answer correct and fully supported by the document?`
+      : `Statement from an answer to the question: <s-${TAG}>${q.sentence}</s-${TAG}>\n${SENTENCE_ASKS[options.ask ?? 'supported']}`;
+  return { prefix, suffix: `${body} Answer with Yes or No only.<|im_end|>\n<|im_start|>assistant\n` };
 }

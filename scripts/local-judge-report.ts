@@ -1,0 +1,82 @@
+/**
+ * The local judge's figures from a `scripts/local-judge-halueval.ts` run (one JSON line per answer):
+ * AUC of claim_support (right = positive), with the length control of DESIGN §24 (pairs within 3
+ * characters, and what length alone scores there), the lexical check, and their combination as it
+ * ships (an answer is flagged when claim_support or grounding_lexical is below its threshold); the
+ * share of hallucinated answers flagged at ≤ 5 % of right answers flagged; the threshold that reaches
+ * it; and per-sentence judging on two-sentence composites.
+ *
+ *   node scripts/local-judge-report.ts FILE.jsonl [--lexical-threshold 0.8] [--threshold T]
+ */
+import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+
+const { values, positionals } = parseArgs({ allowPositionals: true, options: { 'lexical-threshold': { type: 'string', default: '0.8' }, threshold: { type: 'string' } } });
+interface Line { row: number; label: 0 | 1; chars: number; whole: number; perSentence: Record<string, number[]>; lexical: number | null; compositeLexical: number | null }
+const lines = readFileSync(positionals[0] ?? 'local-judge-halueval.jsonl', 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Line);
+// Whole rows only (both answers judged).
+const byRow = new Map<number, Line[]>();
+for (const l of lines) byRow.set(l.row, [...(byRow.get(l.row) ?? []), l]);
+const pairs = [...byRow.values()].filter((p) => p.length === 2).map((p) => ({ right: p.find((x) => x.label === 1)!, hall: p.find((x) => x.label === 0)! }));
+const right = pairs.map((p) => p.right);
+const hall = pairs.map((p) => p.hall);
+const lexT = Number(values['lexical-threshold']);
+
+/** ROC-AUC, higher score = right answer; ties count half. */
+function auc(good: number[], bad: number[]): number {
+  let w = 0;
+  for (const g of good) for (const b of bad) w += g > b ? 1 : g === b ? 0.5 : 0;
+  return w / (good.length * bad.length);
+}
+const support = (l: Line) => 1 - l.whole;
+/** The shipped flag as one score: below 1 when either metric is below its threshold. */
+const combined = (t: number) => (l: Line) => Math.min(support(l) / t, l.lexical === null ? Infinity : l.lexical / lexT);
+const flaggedShare = (xs: Line[], score: (l: Line) => number, cut: number) => xs.filter((l) => score(l) < cut).length / xs.length;
+
+/** The highest cut whose false-positive share stays ≤ 5 %, and the detection there. */
+function atFivePercent(score: (l: Line) => number): { cut: number; fp: number; detected: number } {
+  const cuts = [...new Set([...right, ...hall].map(score).filter(Number.isFinite))].sort((a, b) => a - b);
+  let best = { cut: -Infinity, fp: 0, detected: 0 };
+  for (const c of cuts) {
+    const cut = c + 1e-12;
+    const fp = flaggedShare(right, score, cut);
+    if (fp <= 0.05) best = { cut, fp, detected: flaggedShare(hall, score, cut) };
+  }
+  return best;
+}
+
+const matched = pairs.filter((p) => Math.abs(p.right.chars - p.hall.chars) <= 3);
+const report = (name: string, score: (l: Line) => number, shippedCut?: number) => {
+  const a = auc(right.map(score).map((x) => (Number.isFinite(x) ? x : 1e9)), hall.map(score).map((x) => (Number.isFinite(x) ? x : 1e9)));
+  const m = matched.length > 1 ? auc(matched.map((p) => score(p.right)).map((x) => (Number.isFinite(x) ? x : 1e9)), matched.map((p) => score(p.hall)).map((x) => (Number.isFinite(x) ? x : 1e9))) : NaN;
+  // The combination as shipped is read at its thresholds (cut 1), not at a cut of its own.
+  const f = shippedCut === undefined ? atFivePercent(score) : { detected: flaggedShare(hall, score, shippedCut), fp: flaggedShare(right, score, shippedCut) };
+  console.log(`| ${name} | ${a.toFixed(3)} | ${f.detected.toFixed(2)} (FP ${f.fp.toFixed(3)}) | ${Number.isNaN(m) ? '—' : m.toFixed(3)} |`);
+};
+const lengthScore = (l: Line) => -l.chars;
+console.log(`${pairs.length} development-file rows (${pairs.length * 2} answers); ${matched.length} pairs within 3 characters\n`);
+console.log('| score | AUC | hallucinated flagged at ≤ 5 % FP (combined: at its thresholds) | AUC on length-matched pairs |');
+console.log('|---|---|---|---|');
+report('answer length alone', lengthScore);
+report('grounding_lexical (skipped = not flagged)', (l) => l.lexical ?? 1.0001);
+report('claim_support (local judge)', support);
+const lexFp = flaggedShare(right, (l) => l.lexical ?? 1, lexT);
+// The claim_support threshold that keeps the combination within 5 % of right answers flagged.
+let chosen = Number(values.threshold ?? NaN);
+if (Number.isNaN(chosen)) {
+  for (let t = 0.01; t < 1; t += 0.005) if (flaggedShare(right, combined(t), 1) <= 0.05) chosen = t;
+}
+report(`combined as shipped: claim_support < ${chosen.toFixed(3)} or lexical < ${lexT}`, combined(chosen), 1);
+console.log(`\nlexical alone flags ${(flaggedShare(hall, (l) => l.lexical ?? 1, lexT) * 100).toFixed(1)} % of hallucinated and ${(lexFp * 100).toFixed(1)} % of right answers at < ${lexT}`);
+console.log(`at claim_support < ${chosen.toFixed(3)}: local alone flags ${(flaggedShare(hall, support, chosen) * 100).toFixed(1)} % hallucinated / ${(flaggedShare(right, support, chosen) * 100).toFixed(1)} % right; combined ${(flaggedShare(hall, combined(chosen), 1) * 100).toFixed(1)} % / ${(flaggedShare(right, combined(chosen), 1) * 100).toFixed(1)} %`);
+console.log(`mean claim_support: right ${(right.map(support).reduce((a, b) => a + b, 0) / right.length).toFixed(3)}, hallucinated ${(hall.map(support).reduce((a, b) => a + b, 0) / hall.length).toFixed(3)}`);
+
+for (const ask of [...new Set(pairs.flatMap((p) => Object.keys(p.right.perSentence ?? {})))]) {
+  const withAsk = pairs.filter((p) => p.right.perSentence?.[ask]?.length && p.hall.perSentence?.[ask]?.length);
+  const right = withAsk.map((p) => p.right);
+  const hall = withAsk.map((p) => p.hall);
+  console.log(`\n${withAsk.length} rows with composites`);
+  const least = (l: Line) => 1 - Math.max(...l.perSentence[ask]!);
+  const source = (l: Line) => 1 - l.perSentence[ask]![l.perSentence[ask]!.length - 1]!;
+  console.log(`\ncomposites (answer + the source's last sentence), per sentence, "${ask}": AUC of the least-supported sentence ${auc(right.map(least), hall.map(least)).toFixed(3)}; the verbatim source sentence flagged below ${chosen.toFixed(3)} in ${(flaggedShare([...right, ...hall], source, chosen) * 100).toFixed(1)} % of composites; the answer sentence alone AUC ${auc(right.map((l) => 1 - l.perSentence[ask]![0]!), hall.map((l) => 1 - l.perSentence[ask]![0]!)).toFixed(3)}`);
+}
