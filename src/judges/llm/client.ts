@@ -258,7 +258,8 @@ export class LlmClient {
     const started = performance.now();
     const shape = this.#adapter.shape(request.schemaName, request.jsonSchema);
     const generation = this.#adapter.generation;
-    const timeoutMs = this.#timeoutMs ?? this.#budget.budgetMs(promptTokens, maxTokens);
+    const slot = this.#budget.start(promptTokens, maxTokens);
+    const timeoutMs = this.#timeoutMs ?? slot.budgetMs;
     let outcome: Outcome = 'ok';
     try {
       const completion = await this.#openai.chat.completions.create(
@@ -275,7 +276,7 @@ export class LlmClient {
       const inputTokens = completion.usage?.prompt_tokens ?? 0;
       const outputTokens = completion.usage?.completion_tokens ?? 0;
       const durationMs = performance.now() - started;
-      this.#budget.observe(inputTokens || promptTokens, outputTokens, durationMs);
+      slot.end({ input: inputTokens || promptTokens, output: outputTokens, durationMs });
       this.#account(inputTokens, outputTokens);
       return { ok: true, content: completion.choices[0]?.message?.content ?? '', inputTokens, outputTokens, durationMs };
     } catch (err) {
@@ -283,6 +284,7 @@ export class LlmClient {
       outcome = failure.outcome;
       return failure;
     } finally {
+      slot.end();
       this.#instruments?.judgeRequests.inc({ outcome });
       this.#instruments?.judgeRequestDuration.observe({ outcome }, (performance.now() - started) / 1000);
     }

@@ -30,11 +30,23 @@ export interface TimeBudgetOptions {
   ceilingMs?: number;
 }
 
-/** Per-call time budgets from the endpoint's observed pace. */
+/** A call's budget, and the hook to call when it ends (answered, failed or timed out). */
+export interface BudgetSlot {
+  budgetMs: number;
+  /** Records the end of the call; with `tokens`, an answer whose pace is learned. */
+  end(tokens?: { input: number; output: number; durationMs: number }): void;
+}
+
+/**
+ * Per-call time budgets from the endpoint's observed pace. Calls in flight are assumed to queue (a
+ * llama.cpp server with one slot answers one at a time): a call's budget covers the expected work of the
+ * calls sent before it and not yet answered, and the pace learned from an answer leaves that queueing out.
+ */
 export class TimeBudget {
   readonly #floorMs: number;
   readonly #ceilingMs: number;
   #msPerToken: number | undefined;
+  #outstanding = 0;
 
   constructor(options: TimeBudgetOptions = {}) {
     this.#floorMs = options.floorMs ?? 30_000;
@@ -46,7 +58,7 @@ export class TimeBudget {
     return this.#msPerToken;
   }
 
-  /** Records a completed call. */
+  /** Records a completed call's own pace. */
   observe(inputTokens: number, outputTokens: number, durationMs: number): void {
     const weighted = inputTokens + OUTPUT_WEIGHT * outputTokens;
     if (weighted <= 0 || !(durationMs > 0)) return;
@@ -56,17 +68,42 @@ export class TimeBudget {
 
   /**
    * Records a call that ran out of its budget: the endpoint is slower than assumed (or queues), so the
-   * pace is taken as twice the one assumed — the retry gets a budget twice as long. (A server
-   * that keeps computing an abandoned answer is the reason not to retry on a budget just as short.)
+   * pace is taken as twice the one assumed — the retry gets a budget twice as long. (A server that keeps
+   * computing an abandoned answer is the reason not to retry on a budget just as short.)
    */
   timedOut(): void {
     this.#msPerToken = 2 * (this.#msPerToken ?? FIRST_MS_PER_TOKEN);
   }
 
-  /** The budget of a call of about `promptTokens` prompt tokens that may write up to `outputTokens`. */
+  /** The expected duration of a call of about `promptTokens` prompt tokens that may write up to `outputTokens` (about half of them, on average). */
+  expectedMs(promptTokens: number, outputTokens: number): number {
+    return (promptTokens + (OUTPUT_WEIGHT * outputTokens) / 2) * (this.#msPerToken ?? FIRST_MS_PER_TOKEN);
+  }
+
+  /** The budget of a call alone (nothing in flight before it). */
   budgetMs(promptTokens: number, outputTokens: number): number {
-    // The expected answer is about half its budget; the slack covers the rest and a queue ahead of it.
-    const expected = (promptTokens + (OUTPUT_WEIGHT * outputTokens) / 2) * (this.#msPerToken ?? FIRST_MS_PER_TOKEN);
-    return Math.round(Math.min(this.#ceilingMs, Math.max(this.#floorMs, SLACK * expected)));
+    return this.#clamp(SLACK * this.expectedMs(promptTokens, outputTokens));
+  }
+
+  /** Starts a call: its budget covers the calls still in flight before it. */
+  start(promptTokens: number, outputTokens: number): BudgetSlot {
+    const own = this.expectedMs(promptTokens, outputTokens);
+    const queued = this.#outstanding;
+    this.#outstanding += own;
+    let ended = false;
+    return {
+      budgetMs: this.#clamp(SLACK * (queued + own)),
+      end: (tokens) => {
+        if (ended) return;
+        ended = true;
+        this.#outstanding = Math.max(0, this.#outstanding - own);
+        // Its own share of the wait: the duration scaled by its part of the work in flight when it was sent.
+        if (tokens) this.observe(tokens.input, tokens.output, (tokens.durationMs * own) / (queued + own));
+      },
+    };
+  }
+
+  #clamp(ms: number): number {
+    return Math.round(Math.min(this.#ceilingMs, Math.max(this.#floorMs, ms)));
   }
 }
