@@ -95,7 +95,7 @@ export async function scoreLabelled(answers: readonly LabelledTriplet[], config:
   }
   if (todo.length === 0) return { records, redacted };
   const instruments = createInstruments({ processMetrics: false });
-  const judges = [createJudge(config, { instruments }), createCompanionJudge(config)].filter((j): j is Judge => j !== undefined);
+  const judges = [createJudge(config, { instruments, requireModel: true }), createCompanionJudge(config)].filter((j): j is Judge => j !== undefined);
   const evaluators = createEvaluators(config);
   try {
     await Promise.all(judges.map((j) => j.init()));

@@ -109,7 +109,7 @@ export function formatReport(r: ProbeReport): string {
 
 /** Scores the answers with the configured judge and audits every metric that has an alert threshold. */
 async function audit(outcomes: ProbeOutcome[], config: RagwatchConfig): Promise<JudgeAuditRow[]> {
-  const judge = createJudge(config, { instruments: createInstruments({ processMetrics: false }) });
+  const judge = createJudge(config, { instruments: createInstruments({ processMetrics: false }), requireModel: true });
   await judge.init();
   try {
     const records = await scoreProbeAnswers(outcomes, judge, createRedactor(config.redaction), config.judge.concurrency, undefined, createEvaluators(config));

@@ -58,7 +58,7 @@ judge and prints one ScoreRecord JSON per line on stdout; a summary goes to stde
 Exit code 1 when a line fails or a --min gate is not met.
 
   -c, --config FILE        YAML configuration (default: $RAGWATCH_CONFIG, else embedded defaults)
-      --judge KIND         embedded | llm (overrides judge.kind)
+      --judge KIND         embedded | local | llm (overrides judge.kind; local needs its model: ragwatch models)
       --concurrency N      triplets scored at once (default: judge.concurrency)
       --min METRIC=VALUE   fail when the weighted mean of METRIC is below VALUE (repeatable)`,
   async run(argv) {
@@ -74,7 +74,7 @@ Exit code 1 when a line fails or a --min gate is not met.
     }
     const config = loadConfig({ ...(values.config ? { file: values.config } : {}), overrides, offline: true });
     const gates = parseMin(values.min ?? [], metricRegistryOf(config));
-    const judge = createJudge(config, { instruments: createInstruments({ processMetrics: false }) });
+    const judge = createJudge(config, { instruments: createInstruments({ processMetrics: false }), requireModel: true });
     await judge.init();
     const redactor = createRedactor(config.redaction);
     const pii = piiCheckOf(config);
