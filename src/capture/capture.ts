@@ -3,7 +3,7 @@
  * mapped by convention, latency recorded for every generation, triplets out.
  * @module
  */
-import { TraceAssembler } from './assembler.ts';
+import { TraceAssembler, type AssemblerDropReason } from './assembler.ts';
 import { buildTriplets, type BuildOptions } from './build-triplets.ts';
 import { createPromptSourceExtractor } from './mappers/custom.ts';
 import { createMappers } from './mappers/index.ts';
@@ -30,6 +30,8 @@ export interface CaptureOptions {
    * generations gave an outcome (0: no generation span — a retriever alone, say). Must not throw.
    */
   onAssembled?: (traceId: string, spans: number, generations: number, spanNames: readonly string[]) => void;
+  /** Told of every span (or log record) the trace buffer dropped, with its trace id and why (counted in `ragwatch_triplets_dropped_total{stage="capture"}`). Must not throw. */
+  onDropped?: (traceId: string, reason: AssemblerDropReason) => void;
   /** Told of every model-call span that is not a generation (counted as `ignored`, never a triplet). */
   onIgnored?: (span: CapturedSpan, operation: NonGenerationOperation) => void;
   /** PII redaction policy (the `redaction` config section). Default: every built-in recognizer on. */
@@ -53,6 +55,9 @@ export class Capture {
   readonly #onTriplet: (t: Triplet) => void;
   readonly #onOutcome: ((o: GenerationOutcome) => void) | undefined;
   readonly #onAssembled: CaptureOptions['onAssembled'];
+  readonly #onDropped: CaptureOptions['onDropped'];
+  /** Why the assembler dropped the last item it refused (it tells the reason, `add` only that it dropped). */
+  #lastDrop: AssemblerDropReason = 'max_traces';
   readonly #redactor: TripletRedactor;
   readonly #services = new LabelBound(50);
   readonly #models = new LabelBound(50);
@@ -75,6 +80,7 @@ export class Capture {
     this.#routes = new LabelBound(20, c.routes);
     this.#onOutcome = options.onOutcome;
     this.#onAssembled = options.onAssembled;
+    this.#onDropped = options.onDropped;
     this.#redactor = createRedactor(options.redaction, { textRedacted: options.textRedacted ?? false });
     this.#build = {
       mappers: options.mappers ?? createMappers(c.custom),
@@ -92,7 +98,10 @@ export class Capture {
     this.#assembler = new TraceAssembler(
       { maxTraces: c.maxTraces, maxSpansPerTrace: c.maxSpansPerTrace, maxBufferedSpans: c.maxBufferedSpans, traceIdleMs: c.traceIdleMs, traceMaxAgeMs: c.traceMaxAgeMs, joinAttributes: c.joinAttributes, joinLinks: c.joinLinks },
       (spans, logs, contextOnly) => this.#assemble(spans, logs, contextOnly),
-      (reason) => this.#instruments.dropped.inc({ stage: 'capture', reason }),
+      (reason) => {
+        this.#lastDrop = reason;
+        this.#instruments.dropped.inc({ stage: 'capture', reason });
+      },
       () => this.#instruments.lateSpans.inc(),
     );
     const interval = options.sweepIntervalMs ?? Math.max(50, Math.floor(c.traceIdleMs / 4));
@@ -118,14 +127,17 @@ export class Capture {
   /** Buffers spans for assembly. Never throws. */
   addSpans(spans: readonly CapturedSpan[], source: SpanSource): void {
     this.#instruments.spansReceived.inc({ source }, spans.length);
-    for (const span of spans) this.#assembler.add(span);
+    const onDropped = this.#onDropped;
+    if (!onDropped) for (const span of spans) this.#assembler.add(span);
+    else for (const span of spans) if (!this.#assembler.add(span)) this.#tellDropped(onDropped, span.traceId);
     this.#instruments.queueSize.set({ stage: 'capture_traces' }, this.#assembler.size);
   }
 
   /** Buffers log records (GenAI content events) to be joined with their spans. Never throws. */
   addLogs(logs: readonly CapturedLog[], source: SpanSource): void {
     this.#instruments.logsReceived.inc({ source }, logs.length);
-    for (const log of logs) this.#assembler.addLog(log);
+    const onDropped = this.#onDropped;
+    for (const log of logs) if (!this.#assembler.addLog(log) && onDropped && log.traceId) this.#tellDropped(onDropped, log.traceId);
     this.#instruments.queueSize.set({ stage: 'capture_traces' }, this.#assembler.size);
   }
 
@@ -198,6 +210,14 @@ export class Capture {
         if (cut.chars > 0) this.#instruments.historyCut.inc({ unit: 'characters' }, cut.chars);
       }
       this.#onTriplet(t);
+    }
+  }
+
+  #tellDropped(onDropped: NonNullable<CaptureOptions['onDropped']>, traceId: string): void {
+    try {
+      onDropped(traceId, this.#lastDrop);
+    } catch {
+      // Told, never obeyed.
     }
   }
 

@@ -24,7 +24,7 @@ import { piiCheckOf } from '../judges/pii.ts';
 import type { Sampler } from '../sampling/types.ts';
 import { RecordSinks, type RecordSink } from '../scorer/record-sinks.ts';
 import { sampleInto, samplerFor, type SampleTrail } from './sample-stage.ts';
-import { flagRuleOf, traceAssembled, traceOutcome, traceSpans, tracedHandler } from './trail.ts';
+import { flagRuleOf, traceAssembled, traceDropped, traceOutcome, traceSpans, tracedHandler } from './trail.ts';
 import type { TrailRecorder } from '../trail/types.ts';
 import { samplingAttributeKeys } from '../config/sampling-attributes.ts';
 import { Scorer } from '../scorer/scorer.ts';
@@ -185,7 +185,7 @@ export class Pipeline {
       instruments: this.instruments,
       onTriplet: (t) => this.#sample(t),
       ...(tellOutcome ? { onOutcome: tellOutcome } : {}),
-      ...(trail ? { onAssembled: (traceId: string, spans: number, generations: number, names: readonly string[]) => traceAssembled(trail, traceId, spans, generations, names) } : {}),
+      ...(trail ? { onAssembled: (traceId: string, spans: number, generations: number, names: readonly string[]) => traceAssembled(trail, traceId, spans, generations, names), onDropped: (traceId: string, reason: string) => traceDropped(trail, traceId, reason) } : {}),
     });
     // After capture: configured attribute values are compared as capture's triplets carry them (pseudonyms).
     this.sampler = options.sampler ?? samplerFor(config, this.capture, options.topicOf ? { topicOf: options.topicOf } : {});

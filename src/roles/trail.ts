@@ -49,6 +49,19 @@ export function traceOutcome(trail: TrailRecorder, outcome: GenerationOutcome): 
   trail.record(outcome.traceId, { stage: 'capture', outcome: 'incomplete', reason: outcome.missing[0] ?? 'unknown', detail: `generation "${outcome.explain?.spanName ?? ''}" (${outcome.mapper}), span ${outcome.spanId}: missing ${missing}${note ? ` — ${note}` : ''}` });
 }
 
+const DROP_WHY: Readonly<Record<string, string>> = {
+  max_traces: 'the trace buffer held capture.maxTraces traces already',
+  max_spans_per_trace: 'the trace held capture.maxSpansPerTrace spans already',
+  max_buffered_spans: 'the buffer held capture.maxBufferedSpans spans already',
+  duplicate_span: 'the same span arrived twice (an exporter\'s retry): the copy is ignored',
+  log_without_trace: 'a log record without a trace id',
+};
+
+/** A span (or log record) of the trace that capture's buffer dropped; repeats take one place, counted. */
+export function traceDropped(trail: TrailRecorder, traceId: string, reason: string): void {
+  trail.record(traceId, { stage: 'capture', outcome: reason === 'duplicate_span' ? 'duplicate' : 'dropped', reason, detail: `span not buffered: ${DROP_WHY[reason] ?? reason} (ragwatch_triplets_dropped_total{stage="capture"})` }, true);
+}
+
 /** A trace assembled: with no generation span, say so and name a few of its spans. */
 export function traceAssembled(trail: TrailRecorder, traceId: string, spans: number, generations: number, names: readonly string[]): void {
   if (generations > 0) return;

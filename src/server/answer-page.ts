@@ -37,7 +37,7 @@ function trailTable(v: AnswerViewJson): string {
   const rows = v.stages
     .map((s) => `<tr data-stage="${s.stage}"><th scope="row">${s.stage}</th><td><span class="outcome ${h(s.outcome ?? '')}">${h(s.outcome ?? '—')}</span></td><td><code>${h(s.reason ?? '')}</code></td><td class="detail">${h(s.detail ?? (s.outcome === null ? 'nothing recorded here' : ''))}</td></tr>`)
     .join('');
-  const events = (v.trail?.events ?? []).map((e) => `<li data-stage="${e.stage}">${h(iso(e.timeMs))} <b>${e.stage}</b> <span class="outcome ${h(e.outcome)}">${h(e.outcome)}</span>${e.reason ? ` <code>${h(e.reason)}</code>` : ''}${e.detail ? ` — ${h(e.detail)}` : ''}</li>`);
+  const events = (v.trail?.events ?? []).map((e) => `<li data-stage="${e.stage}">${h(iso(e.timeMs))} <b>${e.stage}</b> <span class="outcome ${h(e.outcome)}">${h(e.outcome)}</span>${e.reason ? ` <code>${h(e.reason)}</code>` : ''}${e.count !== undefined ? ` ×${e.count}` : ''}${e.detail ? ` — ${h(e.detail)}` : ''}</li>`);
   const dropped = v.trail && v.trail.eventsDropped > 0 ? `<p class="meta">${v.trail.eventsDropped} later decisions not kept (trail.maxEventsPerTrace).</p>` : '';
   return `<h2>Trail</h2><table class="trail"><thead><tr><th>stage</th><th>outcome</th><th>reason</th><th>what happened</th></tr></thead><tbody>${rows}</tbody></table>
 ${events.length > 0 ? `<details><summary>${events.length} decisions in order</summary><ol class="events">${events.join('')}</ol></details>` : ''}${dropped}`;

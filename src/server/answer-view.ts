@@ -99,7 +99,8 @@ function stagesOf(trail: TraceTrail | undefined): StageSummary[] {
       return { stage, outcome: worst.outcome, reason: [...new Set(events.map((e) => e.reason ?? ''))].filter((r) => r !== '').join(','), detail: events.map((e) => e.detail ?? e.outcome).join(' · '), events: events.length };
     }
     const last = events[events.length - 1];
-    return { stage, outcome: last?.outcome ?? null, reason: last?.reason ?? null, detail: last?.detail ?? null, events: events.length };
+    const detail = last?.detail !== undefined ? `${last.detail}${last.count !== undefined ? ` (×${last.count})` : ''}` : null;
+    return { stage, outcome: last?.outcome ?? null, reason: last?.reason ?? null, detail, events: events.length };
   });
 }
 

@@ -77,9 +77,14 @@ export class TraceRing implements TrailRecorder, TrailView {
     s.bySource[source] = (s.bySource[source] ?? 0) + count;
   }
 
-  record(traceId: string, event: Omit<TrailEvent, 'timeMs'> & { timeMs?: number }): void {
+  record(traceId: string, event: Omit<TrailEvent, 'timeMs' | 'count'> & { timeMs?: number }, coalesce = false): void {
     const e = this.#entry(traceId, event.timeMs);
     if (!e) return;
+    const last = e.events[e.events.length - 1];
+    if (coalesce && last && last.stage === event.stage && last.outcome === event.outcome && last.reason === event.reason) {
+      last.count = (last.count ?? 1) + 1;
+      return;
+    }
     if (e.events.length >= this.#maxEvents) {
       e.eventsDropped++;
       this.#eventsDropped++;

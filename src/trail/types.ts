@@ -31,6 +31,8 @@ export interface TrailEvent {
   timeMs: number;
   /** The generation (triplet) it concerns, when a trace has several. */
   tripletId?: string;
+  /** How many times in a row it happened, when recorded with `coalesce` (spans dropped one by one). */
+  count?: number;
 }
 
 /** Spans of a trace received so far, by transport (`otlp`, `processor`, `kafka`). */
@@ -61,8 +63,11 @@ export interface TraceTrail {
 export interface TrailRecorder {
   /** Spans of `traceId` arrived through `source` (`otlp`, `processor`, `kafka`). */
   spans(traceId: string, count: number, source: string, nowMs?: number): void;
-  /** A decision about `traceId`. */
-  record(traceId: string, event: Omit<TrailEvent, 'timeMs'> & { timeMs?: number }): void;
+  /**
+   * A decision about `traceId`. With `coalesce`, an event equal in stage, outcome and reason to the
+   * trace's last one only raises that one's `count` (a decision repeated per span takes one place).
+   */
+  record(traceId: string, event: Omit<TrailEvent, 'timeMs' | 'count'> & { timeMs?: number }, coalesce?: boolean): void;
   /** The provider's response id of an answer of `traceId`. */
   responseId(traceId: string, responseId: string): void;
 }

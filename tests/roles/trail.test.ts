@@ -5,7 +5,7 @@
 import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/load.ts';
-import { createTrail, exportSettled, flagRuleOf, traceAssembled, traceOutcome, traceQueued, traceSampling, tracedHandler } from '../../src/roles/trail.ts';
+import { createTrail, exportSettled, flagRuleOf, traceAssembled, traceDropped, traceOutcome, traceQueued, traceSampling, tracedHandler } from '../../src/roles/trail.ts';
 import { TraceRing } from '../../src/trail/trace-ring.ts';
 import type { SampledTriplet } from '../../src/triplet.ts';
 
@@ -61,6 +61,20 @@ describe('the roles\' trail', () => {
     expect(e[3]!.detail).toContain('after 2 attempts');
     expect(e[4]!.detail).toContain('sampling.budget.maxTokensPerHour');
     expect(e[5]!.detail).toContain('2 evaluation results to langfuse');
+  });
+
+  it('capture tells the trail which trace lost spans at its buffer, and why', async () => {
+    const { Capture } = await import('../../src/capture/capture.ts');
+    const { createInstruments } = await import('../../src/telemetry/instruments.ts');
+    const config = loadConfig({ env: {}, overrides: { capture: { maxSpansPerTrace: 2 } } });
+    const ring = new TraceRing();
+    const capture = new Capture({ config: config.capture, instruments: createInstruments({ processMetrics: false }), onTriplet: () => undefined, onDropped: (t, reason) => traceDropped(ring, t, reason) });
+    const span = (i: number) => ({ traceId: T, spanId: i.toString(16).padStart(16, '0'), name: `s${i}`, kind: 0, startMs: 0, endMs: 1, attributes: {}, events: [], droppedEventsCount: 0, resource: {}, scope: 't' });
+    capture.addSpans([span(1), span(2), span(3), span(4), span(5), span(1)], 'otlp');
+    await capture.shutdown();
+    const e = ring.get(T)!.events.filter((x) => x.stage === 'capture');
+    expect(e.slice(0, 2)).toEqual([expect.objectContaining({ outcome: 'dropped', reason: 'max_spans_per_trace', count: 3 }), expect.objectContaining({ outcome: 'duplicate', reason: 'duplicate_span' })]);
+    expect(e[0]!.detail).toContain('capture.maxSpansPerTrace');
   });
 
   it('exposes the trail\'s size and its evictions as series, and is off at maxTraces 0', async () => {

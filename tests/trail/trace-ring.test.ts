@@ -60,6 +60,20 @@ describe('TraceRing', () => {
     expect(ring.stats().oldestMs).toBe(20);
   });
 
+  it('coalesces a decision repeated in a row (spans dropped one by one) into one event with a count', () => {
+    const ring = new TraceRing({ maxEventsPerTrace: 3 });
+    for (let i = 0; i < 50; i++) ring.record(id(1), { stage: 'capture', outcome: 'dropped', reason: 'max_spans_per_trace' }, true);
+    ring.record(id(1), { stage: 'capture', outcome: 'assembled' }, true);
+    ring.record(id(1), { stage: 'capture', outcome: 'dropped', reason: 'max_spans_per_trace' }, true);
+    const t = ring.get(id(1))!;
+    expect(t.events.map((e) => [e.outcome, e.count])).toEqual([
+      ['dropped', 50],
+      ['assembled', undefined],
+      ['dropped', undefined],
+    ]);
+    expect(t.eventsDropped).toBe(0);
+  });
+
   it('hands out copies: a page cannot change what the ring holds', () => {
     const ring = new TraceRing();
     ring.record(id(1), { stage: 'capture', outcome: 'assembled' });
