@@ -34,19 +34,22 @@ export function traceSpans(trail: TrailRecorder, spans: readonly CapturedSpan[],
   }
 }
 
+/** A span name as the trail shows it: instrumentations name spans by operation, but nothing stops an app from putting text in one, so it is cut short. */
+const spanName = (name: string | undefined) => JSON.stringify((name ?? '').length > 40 ? `${name!.slice(0, 40)}…` : (name ?? ''));
+
 /** What capture made of a generation: a triplet, or incomplete and what was missing (with the note, if any). */
 export function traceOutcome(trail: TrailRecorder, outcome: GenerationOutcome): void {
   if (outcome.kind === 'triplet') {
     const t = outcome.triplet;
     const from = outcome.explain?.sourcesSource;
     // No span ids in the line (the triplet id names the generation): lines that repeat are kept once.
-    trail.record(t.traceId, { stage: 'capture', outcome: 'assembled', reason: t.convention, tripletId: t.id, detail: `generation "${outcome.explain?.spanName ?? ''}" (${t.convention}): ${t.sources.length} source${t.sources.length === 1 ? '' : 's'}${from ? ` from ${from.replace(/ [0-9a-f]{8,16} /, ' ')}` : ''}` });
+    trail.record(t.traceId, { stage: 'capture', outcome: 'assembled', reason: t.convention, tripletId: t.id, detail: `generation ${spanName(outcome.explain?.spanName)} (${t.convention}): ${t.sources.length} source${t.sources.length === 1 ? '' : 's'}${from ? ` from ${from.replace(/ [0-9a-f]{8,16} /, ' ')}` : ''}` });
     if (t.responseId !== undefined) trail.responseId(t.traceId, t.responseId);
     return;
   }
   const note = outcome.explain?.sourcesNote;
   const missing = outcome.missing.join(', ');
-  trail.record(outcome.traceId, { stage: 'capture', outcome: 'incomplete', reason: outcome.missing[0] ?? 'unknown', detail: `generation "${outcome.explain?.spanName ?? ''}" (${outcome.mapper}), span ${outcome.spanId}: missing ${missing}${note ? ` — ${note}` : ''}` });
+  trail.record(outcome.traceId, { stage: 'capture', outcome: 'incomplete', reason: outcome.missing[0] ?? 'unknown', detail: `generation ${spanName(outcome.explain?.spanName)} (${outcome.mapper}), span ${outcome.spanId}: missing ${missing}${note ? ` — ${note}` : ''}` });
 }
 
 const DROP_WHY: Readonly<Record<string, string>> = {
@@ -65,7 +68,7 @@ export function traceDropped(trail: TrailRecorder, traceId: string, reason: stri
 /** A trace assembled: with no generation span, say so and name a few of its spans. */
 export function traceAssembled(trail: TrailRecorder, traceId: string, spans: number, generations: number, names: readonly string[]): void {
   if (generations > 0) return;
-  trail.record(traceId, { stage: 'capture', outcome: 'no_generation', reason: 'generation', detail: `${spans} span${spans === 1 ? '' : 's'} assembled, no generation (LLM) span among them (${names.map((n) => `"${n}"`).join(', ')}): nothing to judge in this trace` });
+  trail.record(traceId, { stage: 'capture', outcome: 'no_generation', reason: 'generation', detail: `${spans} span${spans === 1 ? '' : 's'} assembled, no generation (LLM) span among them (${names.map(spanName).join(', ')}): nothing to judge in this trace` });
 }
 
 /** Which sampler decided, in words (`rate`, `stratum_rate`, `stratum_quota`, a rule's name, the conversation bound, probes). */
