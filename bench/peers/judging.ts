@@ -75,6 +75,7 @@ export async function runRagwatchLlm(triplets: LabelledTriplet[], proxy: LlmProx
       scores.set(t.id, {});
       if (errors.length < 5) errors.push(r.error.message.slice(0, 300));
     }
+    process.stderr.write(`peers judging ragwatch: ${scores.size}/${triplets.length} (${tally.calls} calls)\n`);
   }
   const wallS = (performance.now() - t0) / 1000;
   await judge.shutdown();
@@ -123,7 +124,7 @@ export async function runPythonPeer(tool: 'ragas' | 'deepeval', venv: string, tr
         const o = JSON.parse(line) as { id: string; faithfulness: number | null; answer_relevancy: number | null; errors: Record<string, string> };
         scores.set(o.id, { faithfulness: o.faithfulness ?? undefined, answer_relevancy: o.answer_relevancy ?? undefined });
         for (const [m, e] of Object.entries(o.errors)) if (errors.length < 5) errors.push(`${m}: ${e}`);
-        process.stderr.write(`peers judging ${tool}: ${scores.size}/${triplets.length}\r`);
+        process.stderr.write(`peers judging ${tool}: ${scores.size}/${triplets.length} (${tally.calls} calls)\n`);
       }
     });
     child.stderr.on('data', (d: Buffer) => void (stderr = (stderr + d.toString()).slice(-3000)));
