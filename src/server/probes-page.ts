@@ -29,7 +29,7 @@ function miss(m: ProbeMiss, traceUrl: string | undefined): string {
   const scores = m.scores.map((s) => `${h(s.judge)}: ${Object.entries(s.scores).map(([k, v]) => `${h(k)} ${v.toFixed(2)}`).join(', ')}`).join(' · ');
   const sources = m.sources.map((s, i) => `<blockquote><b>[${i + 1}]</b> ${h(s)}</blockquote>`).join('');
   return `<li id="trace-${h(m.traceId)}"><p><b>Q:</b> ${h(m.question)} <span class="meta">(${h(m.variant)})</span></p><p><b>Expected:</b> ${h(m.expected.join(' | '))}</p><p><b>A:</b> ${h(m.answer)}</p>
-<p class="meta">${m.outcome}${m.module ? ` · failed in <b>${m.module}</b>` : ''} · trace ${traceRef(m.traceId, traceUrl)}</p>
+<p class="meta">${m.outcome}${m.module ? ` · failed in <b>${m.module}</b>` : ''} · trace ${traceRef(m.traceId, traceUrl)} <a class="answer-link" href="/answers/${h(encodeURIComponent(m.traceId))}">why?</a></p>
 <details><summary>captured trace: ${m.scores.length > 0 ? h(scores) : 'not captured or not scored'}; ${m.sources.length} sources</summary>${sources || '<p class="meta">No sources came back.</p>'}</details></li>`;
 }
 

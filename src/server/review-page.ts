@@ -28,7 +28,7 @@ export function renderReviewPage(items: readonly ReviewItem[], options: { questi
         .map(([metric, text]) => `<div class="q" data-metric="${escapeHtml(metric)}">${escapeHtml(text)} <button data-v="1">yes <kbd>y</kbd></button><button data-v="0">no <kbd>n</kbd></button><button data-v="skip">unsure <kbd>u</kbd></button><span class="answer"></span></div>`)
         .join('');
       return `<article data-triplet-id="${escapeHtml(item.tripletId)}" data-index="${i}">
-<div class="meta">${escapeHtml(new Date(item.createdMs).toISOString())} · service ${escapeHtml(item.service)} · ${escapeHtml(item.judge)} judge${item.traceId ? ` · trace ${traceRef(item.traceId, options.traceUrlTemplate)}` : ''} · ${scores}${item.needsReview ? ' · <b>the calibrated judge cannot tell</b>' : ''}</div>
+<div class="meta">${escapeHtml(new Date(item.createdMs).toISOString())} · service ${escapeHtml(item.service)} · ${escapeHtml(item.judge)} judge${item.traceId ? ` · trace ${traceRef(item.traceId, options.traceUrlTemplate)} <a class="answer-link" href="/answers/${escapeHtml(encodeURIComponent(item.traceId))}">why?</a>` : ''} · ${scores}${item.needsReview ? ' · <b>the calibrated judge cannot tell</b>' : ''}</div>
 ${conversationBlock(item)}<p><b>Q:</b> ${escapeHtml(item.query)}</p><div><b>A:</b> ${html}</div>${item.traceId ? feedbackLine(options.feedbackOf?.(item.traceId) ?? []) : ''}
 <details open><summary>${item.sources.length} sources</summary>${sources}</details>${qs}</article>`;
     })
