@@ -12,14 +12,21 @@
  *    20 % of the traffic, every answer or half of them hallucinated; the delay of the first page naming
  *    `release="v2"` (within 4 h), and the false pages of 30 days with an identical 10 % canary.
  *
- *   ./node_modules/.bin/node scripts/alert-detection.ts [--seeds N] [--table service|slices|both]
+ * With `--judge local` the scores are the local judge's (`tests/fixtures/halueval-local-scores.json`):
+ * claim_support and grounding_lexical each page at their default thresholds (an answer is flagged when
+ * either is low), the SLO on claim_support.
+ *
+ *   ./node_modules/.bin/node scripts/alert-detection.ts [--seeds N] [--table service|slices|both] [--judge embedded|local]
  */
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../src/config/load.ts';
 import { replay, type BacktestKind } from '../src/roles/backtest.ts';
 import { realStream, type Traffic } from '../tests/helpers/real-scores.ts';
 
-const { values } = parseArgs({ options: { seeds: { type: 'string', default: '20' }, table: { type: 'string', default: 'both' } } });
+const { values } = parseArgs({ options: { seeds: { type: 'string', default: '20' }, table: { type: 'string', default: 'both' }, judge: { type: 'string', default: 'embedded' } } });
+if (values.judge !== 'embedded' && values.judge !== 'local') throw new Error('--judge embedded|local');
+const JUDGE = values.judge;
+const stream = (seed: number, start: number, minutes: number, t: Traffic) => realStream(seed, start, minutes, t, JUDGE);
 const SEEDS = Number(values.seeds);
 const START = Date.UTC(2026, 0, 1);
 const ROUTES = ['/a', '/b', '/c', '/d', '/e', '/f', '/g', '/h'];
@@ -37,18 +44,22 @@ function pages(config: ReturnType<typeof loadConfig>, records: ReturnType<typeof
 }
 
 function serviceTable(): string[] {
-  const config = loadConfig({ env: {}, overrides: { metrics: { processMetrics: false }, alerts: { evaluate: false, slices: { enabled: false }, metrics: { grounding_lexical: { threshold: 0.8, severity: 'page', slo: { objective: 0.95 } } } } } });
+  const metrics =
+    JUDGE === 'local'
+      ? { claim_support: { threshold: 0.3, severity: 'page', slo: { objective: 0.95 } }, grounding_lexical: { threshold: 0.8, severity: 'page' } }
+      : { grounding_lexical: { threshold: 0.8, severity: 'page', slo: { objective: 0.95 } } };
+  const config = loadConfig({ env: {}, overrides: { metrics: { processMetrics: false }, alerts: { evaluate: false, slices: { enabled: false }, metrics } } });
   const shifts = [0.1, 0.15, 0.25, 0.4];
   const rows = [`| answers/s | kind | false pages / 30 days | ${shifts.map((s) => `5 → ${s * 100} %`).join(' | ')} |`, `|${'---|'.repeat(3 + shifts.length)}`];
   for (const rate of [0.05, 0.2, 1]) {
     const oneService: Traffic = { ratePerS: rate, release: () => 'v1', hallucinated: () => HEALTHY };
-    const healthy = pages(config, realStream(1000, START, 30 * 24 * 60, oneService));
+    const healthy = pages(config, stream(1000, START, 30 * 24 * 60, oneService));
     const cells: Record<Kind, string[]> = { threshold: [], change: [], burn_rate: [] };
     for (const shift of shifts) {
       const delays: Record<Kind, number[]> = { threshold: [], change: [], burn_rate: [] };
       const at = START + 24 * 3_600_000;
       for (let seed = 1; seed <= SEEDS; seed++) {
-        const p = pages(config, realStream(seed, START, 30 * 60, { ...oneService, hallucinated: (_r, ms) => (ms >= 24 * 3_600_000 ? shift : HEALTHY) }));
+        const p = pages(config, stream(seed, START, 30 * 60, { ...oneService, hallucinated: (_r, ms) => (ms >= 24 * 3_600_000 ? shift : HEALTHY) }));
         for (const kind of KINDS) {
           const first = p.filter((x) => x.kind === kind && x.ms >= at).map((x) => x.ms).sort((a, b) => a - b)[0];
           if (first !== undefined) delays[kind].push((first - at) / 60_000);
@@ -70,7 +81,7 @@ function sliceTable(): string[] {
     const delays: number[] = [];
     let early = 0;
     for (let seed = 1; seed <= SEEDS; seed++) {
-      const p = pages(config, realStream(seed, START, 10 * 60, canary(share, bad, 360))).filter((x) => x.kind === 'slice');
+      const p = pages(config, stream(seed, START, 10 * 60, canary(share, bad, 360))).filter((x) => x.kind === 'slice');
       const at = START + 360 * 60_000;
       early += p.filter((x) => x.ms < at).length;
       const first = p.filter((x) => x.ms >= at && x.slice?.release === 'v2').map((x) => x.ms).sort((a, b) => a - b)[0];
@@ -79,7 +90,7 @@ function sliceTable(): string[] {
     rows.push(`| ${share * 100} % | ${bad === 1 ? 'every one' : 'half'} | ${cell(delays)} | ${early} |`);
     console.error(`slices, canary ${share} × ${bad} done`);
   }
-  const identical = pages(config, realStream(2000, START, 30 * 24 * 60, { ratePerS: 0.2, routes: ROUTES, release: (u) => (u < 0.1 ? 'v2' : 'v1'), hallucinated: () => HEALTHY }));
+  const identical = pages(config, stream(2000, START, 30 * 24 * 60, { ratePerS: 0.2, routes: ROUTES, release: (u) => (u < 0.1 ? 'v2' : 'v1'), hallucinated: () => HEALTHY }));
   rows.push('', `False pages in 30 healthy days (8 routes, an identical 10 % canary, every slice monitored): slice ${identical.filter((x) => x.kind === 'slice').length}, change ${identical.filter((x) => x.kind === 'change').length}, threshold ${identical.filter((x) => x.kind === 'threshold').length}.`);
   return rows;
 }

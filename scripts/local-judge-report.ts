@@ -6,12 +6,15 @@
  * share of hallucinated answers flagged at ≤ 5 % of right answers flagged; the threshold that reaches
  * it; and per-sentence judging on two-sentence composites.
  *
- *   node scripts/local-judge-report.ts FILE.jsonl [--lexical-threshold 0.8] [--threshold T]
+ * `--fixture OUT.json` writes each answer's scores (claim_support, grounding_lexical) for the alert
+ * simulations (`scripts/alert-detection.ts --judge local`, tests/helpers/real-scores.ts).
+ *
+ *   node scripts/local-judge-report.ts FILE.jsonl [--lexical-threshold 0.8] [--threshold T] [--fixture OUT.json]
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 
-const { values, positionals } = parseArgs({ allowPositionals: true, options: { 'lexical-threshold': { type: 'string', default: '0.8' }, threshold: { type: 'string' } } });
+const { values, positionals } = parseArgs({ allowPositionals: true, options: { 'lexical-threshold': { type: 'string', default: '0.8' }, threshold: { type: 'string' }, fixture: { type: 'string' } } });
 interface Line { row: number; label: 0 | 1; chars: number; whole: number; perSentence: Record<string, number[]>; lexical: number | null; compositeLexical: number | null }
 const lines = readFileSync(positionals[0] ?? 'local-judge-halueval.jsonl', 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Line);
 // Whole rows only (both answers judged).
@@ -79,4 +82,10 @@ for (const ask of [...new Set(pairs.flatMap((p) => Object.keys(p.right.perSenten
   const least = (l: Line) => 1 - Math.max(...l.perSentence[ask]!);
   const source = (l: Line) => 1 - l.perSentence[ask]![l.perSentence[ask]!.length - 1]!;
   console.log(`\ncomposites (answer + the source's last sentence), per sentence, "${ask}": AUC of the least-supported sentence ${auc(right.map(least), hall.map(least)).toFixed(3)}; the verbatim source sentence flagged below ${chosen.toFixed(3)} in ${(flaggedShare([...right, ...hall], source, chosen) * 100).toFixed(1)} % of composites; the answer sentence alone AUC ${auc(right.map((l) => 1 - l.perSentence[ask]![0]!), hall.map((l) => 1 - l.perSentence[ask]![0]!)).toFixed(3)}`);
+}
+
+if (values.fixture) {
+  const scores = (l: Line) => ({ claim_support: Number(support(l).toFixed(4)), ...(l.lexical !== null ? { grounding_lexical: Number(l.lexical.toFixed(4)) } : {}), pii_free: 1 });
+  writeFileSync(values.fixture, `${JSON.stringify({ source: `HaluEval qa_one_turn.jsonl (development set), first ${pairs.length} rows, local judge (Qwen2.5-Coder-1.5B-Instruct Q4_K_M) + lexical check: scripts/local-judge-halueval.ts, scripts/local-judge-report.ts --fixture`, metrics: ['claim_support', 'grounding_lexical', 'pii_free'], right: right.map(scores), hallucinated: hall.map(scores) })}\n`);
+  console.log(`\nwrote ${values.fixture}`);
 }

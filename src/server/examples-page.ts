@@ -119,6 +119,9 @@ function renderExample(e: Example, thresholds: Readonly<Record<string, number>>,
     })
     .join('');
   const extra = unmatched.length > 0 ? `<p>Unsupported claims: ${unmatched.map((u) => `<mark class="unsupported">${escapeHtml(u)}</mark>`).join(' · ')}</p>` : '';
+  // The local judge's per-sentence support: which sentence pulled claim_support down, and by how much.
+  const judged = r.details.claims.filter((c) => c.support !== undefined);
+  const sentences = judged.length > 1 ? `<p class="sentences">Support of each sentence: ${judged.map((c) => `<span class="${c.verdict === 'not_in_sources' ? 'low' : ''}">${escapeHtml(c.text)} <b>${c.support!.toFixed(2)}</b></span>`).join(' · ')}</p>` : '';
   const uncovered = r.details.uncoveredSources ?? [];
   const missing = uncovered.length > 0 && (r.scores.completeness ?? 1) < (thresholds.completeness ?? 0) ? `<p class="uncovered">Least covered source sentences: ${uncovered.map((u) => `<q>${escapeHtml(u)}</q>`).join(' · ')}</p>` : '';
   const risks = [
@@ -135,7 +138,7 @@ function renderExample(e: Example, thresholds: Readonly<Record<string, number>>,
   return `<article data-trace-id="${escapeHtml(r.traceId)}">
 <div class="meta">${escapeHtml(r.timestamp)} · service ${escapeHtml(r.service)}${e.route ? ` · route ${escapeHtml(e.route)}` : ''} · ${escapeHtml(r.judge.kind)} judge${r.judge.model ? ` (${escapeHtml(r.judge.model)})` : ''} · trace ${traceRef(r.traceId, traceUrl)} <a class="answer-link" href="/answers/${escapeHtml(encodeURIComponent(r.traceId))}">why?</a></div>
 ${conversationBlock(r)}<p><b>Q:</b> ${escapeHtml(e.query)}</p>
-<div class="answer"><b>A:</b> ${html}</div>${extra}${missing}${risk}${evaluators}
+<div class="answer"><b>A:</b> ${html}</div>${extra}${sentences}${missing}${risk}${evaluators}
 <div class="scores">${scores}</div>${feedbackLine(feedback)}
 <details><summary>${e.sources.length} sources</summary>${sources}</details>
 </article>`;

@@ -23,7 +23,7 @@ function check(lines: string[], ...args: string[]) {
 
 describe('bench check', () => {
   it('gates exactly the figures stable in quick mode', () => {
-    expect(Object.entries(TARGETS).filter(([, t]) => t.gate).map(([f]) => f).sort()).toEqual(['answer_page_ms_p99', 'history_store_bytes_7d', 'judge_calls_per_triplet_cold', 'judge_calls_per_triplet_three_evaluators', 'judge_calls_per_triplet_three_evaluators_max', 'judge_calls_per_triplet_warm', 'judge_calls_per_triplet_with_history', 'judge_tokens_added_by_three_evaluators', 'judge_tokens_per_triplet', 'overload_healthz_failures', 'plugin_host_rss_mb_forward', 'plugin_host_rss_mb_forward_main', 'processor_onend_p99_us', 'rss_growth_mb_overload', 'rss_growth_mb_overload_grpc', 'slice_entry_bytes', 'slices_evaluate_ms', 'split_pipeline_consumer_lag_left', 'trail_ring_mb_default']);
+    expect(Object.entries(TARGETS).filter(([, t]) => t.gate).map(([f]) => f).sort()).toEqual(['answer_page_ms_p99', 'history_store_bytes_7d', 'judge_calls_per_triplet_cold', 'judge_calls_per_triplet_three_evaluators', 'judge_calls_per_triplet_three_evaluators_max', 'judge_calls_per_triplet_warm', 'judge_calls_per_triplet_with_history', 'judge_tokens_added_by_three_evaluators', 'judge_tokens_per_triplet', 'local_judge_event_loop_p99_ms', 'local_judge_node_modules_mb', 'local_judge_rss_mb', 'overload_healthz_failures', 'plugin_host_rss_mb_forward', 'plugin_host_rss_mb_forward_main', 'processor_onend_p99_us', 'rss_growth_mb_overload', 'rss_growth_mb_overload_grpc', 'slice_entry_bytes', 'slices_evaluate_ms', 'split_pipeline_consumer_lag_left', 'trail_ring_mb_default']);
   });
 
   it('quick mode passes when the gated figures meet their targets, even with a noisy ratio missing', () => {

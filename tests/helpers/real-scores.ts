@@ -11,10 +11,20 @@ import { rng } from './rng.ts';
 
 type Scores = ScoreRecord['scores'];
 const FIXTURE = JSON.parse(readFileSync(new URL('../fixtures/halueval-embedded-scores.json', import.meta.url), 'utf8')) as { right: Scores[]; hallucinated: Scores[] };
+let localFixture: typeof FIXTURE | undefined;
+/**
+ * The local judge's scores of the development file (`tests/fixtures/halueval-local-scores.json`, made by
+ * `scripts/local-judge-report.ts --fixture`): claim_support and grounding_lexical of each answer.
+ */
+function poolOf(judge: 'embedded' | 'local'): typeof FIXTURE {
+  if (judge === 'embedded') return FIXTURE;
+  return (localFixture ??= JSON.parse(readFileSync(new URL('../fixtures/halueval-local-scores.json', import.meta.url), 'utf8')) as typeof FIXTURE);
+}
 
 /** The judge's scores of a random right (`hallucinated` false) or hallucinated answer. */
-export function drawScores(random: () => number, hallucinated: boolean): Scores {
-  const pool = hallucinated ? FIXTURE.hallucinated : FIXTURE.right;
+export function drawScores(random: () => number, hallucinated: boolean, judge: 'embedded' | 'local' = 'embedded'): Scores {
+  const fixture = poolOf(judge);
+  const pool = hallucinated ? fixture.hallucinated : fixture.right;
   return pool[Math.floor(random() * pool.length)]!;
 }
 
@@ -70,7 +80,7 @@ export interface Traffic {
 }
 
 /** Score records of `minutes` of Poisson traffic from `startMs`, in time order, drawing real scores. */
-export function realStream(seed: number, startMs: number, minutes: number, t: Traffic): Array<{ ms: number; record: ScoreRecord }> {
+export function realStream(seed: number, startMs: number, minutes: number, t: Traffic, judge: 'embedded' | 'local' = 'embedded'): Array<{ ms: number; record: ScoreRecord }> {
   const random = rng(seed);
   const out: Array<{ ms: number; record: ScoreRecord }> = [];
   const routes = t.routes ?? ['/ask'];
@@ -82,10 +92,10 @@ export function realStream(seed: number, startMs: number, minutes: number, t: Tr
     const release = t.release(random(), at - startMs);
     const route = routes[Math.floor(random() * routes.length)]!;
     const model = t.models ? t.models[Math.floor(random() * t.models.length)] : undefined;
-    const scores = drawScores(random, random() < t.hallucinated(release, at - startMs, route));
+    const scores = drawScores(random, random() < t.hallucinated(release, at - startMs, route), judge);
     const record: ScoreRecord = {
       tripletId: `t${out.length}`, traceId: 't', service: t.service ?? 'rag', route, release, stratum: 'all', weight: 1, timestamp: new Date(at).toISOString(),
-      judge: { kind: 'embedded' }, scores, skipped: {}, details: { claims: [], subQuestions: [], sources: [], redundantSentences: [] }, diagnosis: [], usage: { calls: 0, inputTokens: 0, outputTokens: 0, durationMs: 0 },
+      judge: { kind: judge }, scores, skipped: {}, details: { claims: [], subQuestions: [], sources: [], redundantSentences: [] }, diagnosis: [], usage: { calls: 0, inputTokens: 0, outputTokens: 0, durationMs: 0 },
     };
     if (model !== undefined) record.model = model;
     out.push({ ms: at, record });
