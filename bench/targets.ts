@@ -74,6 +74,9 @@ export const TARGETS: Readonly<Record<string, Target>> = {
   answer_page_ms_p99: { describe: 'value < 100 ms', ok: (f) => f.value < 100, gate: true },
   answer_api_ms_p99: { describe: 'value < 100 ms', ok: (f) => f.value < 100 },
   backtest_records_per_s: { describe: 'value >= 16667 (a million records in under a minute)', ok: (f) => f.value >= 16_667 },
+  // Issue 53: CPU per ingested span against Phoenix's on the same traces in the same run (0.020 in a full run,
+  // 0.026 in a quick one): a ratio of two CPU totals read from /proc, stable under load; the goal is <= 1/5.
+  peers_ingest_cpu_s_per_10k_spans_ragwatch: { describe: 'ratio <= 0.2 (of Phoenix)', ok: (f) => f.ratio !== null && f.ratio <= 0.2, gate: true },
 };
 
 /** What {@link checkFigures} found: every miss (with whether it fails the run) and the figures not measured. */
