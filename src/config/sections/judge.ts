@@ -16,7 +16,7 @@ const llmSection = z
     /**
      * Fixed per-request timeout in milliseconds. Default none: each request's budget follows the
      * endpoint's observed pace (prompt and output size × milliseconds per token, ×3), at least 30 s and
-     * at most 10 min, so a small model on a CPU is not timed out by a budget made for a hosted one.
+     * at most 30 min, so a small model on a CPU is not timed out by a budget made for a hosted one.
      */
     timeoutMs: z.number().int().positive().optional(),
     /**

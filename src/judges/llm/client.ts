@@ -62,7 +62,7 @@ export interface LlmClientOptions {
   model?: string;
   /**
    * Fixed per-call timeout in milliseconds. Default none: each call's budget follows the endpoint's
-   * observed pace, at least 30 s and at most 10 min (`time-budget.ts`).
+   * observed pace, at least 30 s and at most 30 min (`time-budget.ts`).
    */
   timeoutMs?: number | undefined;
   /** The model's context window in tokens. Default: unknown until the endpoint names it in a refusal. */

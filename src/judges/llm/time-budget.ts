@@ -26,7 +26,11 @@ const ALPHA = 0.3;
 export interface TimeBudgetOptions {
   /** The shortest budget, milliseconds. Default 30000. */
   floorMs?: number;
-  /** The longest budget, milliseconds. Default 600000. */
+  /**
+   * The longest budget, milliseconds. Default 1800000: on 2 shared cores the 1.5B model read ~5 prompt
+   * tokens/s and wrote ~1 token/s (docs/judges.md), so one response-match call took ~5 min and four
+   * calls queued in a one-slot server ~20.
+   */
   ceilingMs?: number;
 }
 
@@ -50,7 +54,7 @@ export class TimeBudget {
 
   constructor(options: TimeBudgetOptions = {}) {
     this.#floorMs = options.floorMs ?? 30_000;
-    this.#ceilingMs = Math.max(this.#floorMs, options.ceilingMs ?? 600_000);
+    this.#ceilingMs = Math.max(this.#floorMs, options.ceilingMs ?? 1_800_000);
   }
 
   /** The observed milliseconds per weighted token; undefined before a call completed. */

@@ -187,12 +187,12 @@ describe('time budget', () => {
     const unknown = new TimeBudget();
     const before = unknown.budgetMs(2_000, 400);
     unknown.timedOut();
-    expect(unknown.budgetMs(2_000, 400)).toBe(Math.min(600_000, 2 * before));
+    expect(unknown.budgetMs(2_000, 400)).toBe(Math.min(1_800_000, 2 * before));
     // Calls in flight queue: the second call's budget covers the first's expected work too.
     const queue = new TimeBudget();
     const firstCall = queue.start(2_000, 400);
     const secondCall = queue.start(2_000, 400);
-    expect(secondCall.budgetMs).toBe(Math.min(600_000, 2 * firstCall.budgetMs));
+    expect(secondCall.budgetMs).toBe(Math.min(1_800_000, 2 * firstCall.budgetMs));
     firstCall.end({ input: 2_000, output: 200, durationMs: 10_000 });
     secondCall.end({ input: 2_000, output: 200, durationMs: 20_000 });
     // Both answers took 10 s of their own: 10 000 ms / (2 000 + 4 × 200) weighted tokens.
@@ -200,6 +200,6 @@ describe('time budget', () => {
     expect(queue.start(100, 10).budgetMs).toBe(30_000);
     const slow = new TimeBudget();
     for (let i = 0; i < 10; i++) slow.observe(1_000, 100, 60_000);
-    expect(slow.budgetMs(100_000, 4_000)).toBe(600_000);
+    expect(slow.budgetMs(100_000, 4_000)).toBe(1_800_000);
   });
 });
