@@ -54,12 +54,27 @@ const report = (name: string, score: (l: Line) => number, shippedCut?: number) =
   const m = matched.length > 1 ? auc(matched.map((p) => score(p.right)).map((x) => (Number.isFinite(x) ? x : 1e9)), matched.map((p) => score(p.hall)).map((x) => (Number.isFinite(x) ? x : 1e9))) : NaN;
   // The combination as shipped is read at its thresholds (cut 1), not at a cut of its own.
   const f = shippedCut === undefined ? atFivePercent(score) : { detected: flaggedShare(hall, score, shippedCut), fp: flaggedShare(right, score, shippedCut) };
-  console.log(`| ${name} | ${a.toFixed(3)} | ${f.detected.toFixed(2)} (FP ${f.fp.toFixed(3)}) | ${Number.isNaN(m) ? '—' : m.toFixed(3)} |`);
+  console.log(`| ${name} | ${a.toFixed(3)} | ${f.detected.toFixed(2)} (FP ${f.fp.toFixed(3)}) | ${Number.isNaN(m) ? '—' : m.toFixed(3)} | ${bucketAuc(score).toFixed(3)} |`);
 };
 const lengthScore = (l: Line) => -l.chars;
+/** AUC within answer-length buckets (right and hallucinated answers of similar length), pooled by weight. */
+function bucketAuc(score: (l: Line) => number): number {
+  const edges = [0, 15, 30, 50, 80, Infinity];
+  let sum = 0;
+  let weight = 0;
+  for (let b = 0; b + 1 < edges.length; b++) {
+    const inB = (l: Line) => l.chars >= edges[b]! && l.chars < edges[b + 1]!;
+    const g = right.filter(inB).map(score).map((x) => (Number.isFinite(x) ? x : 1e9));
+    const h = hall.filter(inB).map(score).map((x) => (Number.isFinite(x) ? x : 1e9));
+    if (g.length === 0 || h.length === 0) continue;
+    sum += auc(g, h) * g.length * h.length;
+    weight += g.length * h.length;
+  }
+  return sum / weight;
+}
 console.log(`${pairs.length} development-file rows (${pairs.length * 2} answers); ${matched.length} pairs within 3 characters\n`);
-console.log('| score | AUC | hallucinated flagged at ≤ 5 % FP (combined: at its thresholds) | AUC on length-matched pairs |');
-console.log('|---|---|---|---|');
+console.log('| score | AUC | hallucinated flagged at ≤ 5 % FP (combined: at its thresholds) | AUC on pairs within 3 characters | AUC within length buckets (<15, 15–29, 30–49, 50–79, ≥80 characters) |');
+console.log('|---|---|---|---|---|');
 report('answer length alone', lengthScore);
 report('grounding_lexical (skipped = not flagged)', (l) => l.lexical ?? 1.0001);
 report('claim_support (local judge)', support);
