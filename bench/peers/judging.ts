@@ -70,8 +70,11 @@ export async function runRagwatchLlm(triplets: LabelledTriplet[], proxy: LlmProx
   const t0 = performance.now();
   for (const t of triplets) {
     const r = await judge.score(sampled(t));
-    if (r.ok) scores.set(t.id, r.scores as Record<string, number | undefined>);
-    else {
+    if (r.ok) {
+      scores.set(t.id, r.scores as Record<string, number | undefined>);
+      // A metric skipped (e.g. no claims in a two-word answer) is a judgment without a score: say why.
+      for (const m of ['groundedness', 'response_precision']) if (r.scores[m] === undefined && errors.length < 5) errors.push(`${t.id} ${m} skipped: ${JSON.stringify(r.skipped[m])}`);
+    } else {
       scores.set(t.id, {});
       if (errors.length < 5) errors.push(r.error.message.slice(0, 300));
     }
@@ -79,7 +82,9 @@ export async function runRagwatchLlm(triplets: LabelledTriplet[], proxy: LlmProx
   }
   const wallS = (performance.now() - t0) / 1000;
   await judge.shutdown();
-  return { tool: 'ragwatch', metrics: { faithfulness: 'groundedness', relevancy: 'answer_relevancy' }, scores, tally: { ...tally }, wallS, errors };
+  // THELMA's response precision (the share of the answer's claims relevant to the question) is what
+  // DeepEval's AnswerRelevancyMetric computes; the LLM judge has no metric named answer_relevancy.
+  return { tool: 'ragwatch', metrics: { faithfulness: 'groundedness', relevancy: 'response_precision' }, scores, tally: { ...tally }, wallS, errors };
 }
 
 /** ragwatch's embedded judge (no LLM: the bundled sentence model and the lexical grounding check). */

@@ -41,6 +41,8 @@ const { values: args } = parseArgs({
     'base-url': { type: 'string' },
     model: { type: 'string' },
     triplets: { type: 'string' },
+    /** Judging: only these tools (comma-separated: ragwatch, ragas, deepeval, ragwatch_embedded). */
+    tools: { type: 'string', default: 'ragwatch,ragas,deepeval,ragwatch_embedded' },
     spans: { type: 'string' },
     'fixed-seconds': { type: 'string' },
     file: { type: 'string', default: new URL('../../../shared/data/halueval/qa_one_turn.jsonl', import.meta.url).pathname },
@@ -139,16 +141,19 @@ async function judging(): Promise<void> {
   process.stderr.write(`peers judging: ${triplets.length} triplets of ${args.file}, model ${model} at ${baseUrl}\n`);
   const summaries: JudgingSummary[] = [];
   try {
-    for (const run of [
-      () => runRagwatchLlm(triplets, proxy, model, embedder),
-      () => runPythonPeer('ragas', envs.get('ragas')!, triplets, proxy, model),
-      () => runPythonPeer('deepeval', envs.get('deepeval')!, triplets, proxy, model),
-      () => runRagwatchEmbedded(triplets),
-    ]) {
+    const runs = {
+      ragwatch: () => runRagwatchLlm(triplets, proxy, model, embedder),
+      ragas: () => runPythonPeer('ragas', envs.get('ragas')!, triplets, proxy, model),
+      deepeval: () => runPythonPeer('deepeval', envs.get('deepeval')!, triplets, proxy, model),
+      ragwatch_embedded: () => runRagwatchEmbedded(triplets),
+    };
+    for (const [tool, run] of Object.entries(runs)) {
+      if (!args.tools.split(',').includes(tool)) continue;
       const r = await run();
       const s = summarize(r, triplets);
       summaries.push(s);
-      process.stderr.write(`peers judging ${r.tool}: ${JSON.stringify({ ...s, tally: r.tally, errors: r.errors })}\n`);
+      const scores = Object.fromEntries([...r.scores].map(([id, sc]) => [id, { faithfulness: sc[r.metrics.faithfulness], relevancy: sc[r.metrics.relevancy] }]));
+      process.stderr.write(`peers judging ${r.tool}: ${JSON.stringify({ ...s, tally: r.tally, errors: r.errors, scores })}\n`);
     }
   } finally {
     await proxy.close();
