@@ -14,13 +14,13 @@
  * @module
  */
 import { APIConnectionTimeoutError, APIError, APIUserAbortError, OpenAI } from 'openai';
-import { RagwatchError, errorMessage, type RagwatchErrorCode } from '../../errors.ts';
+import { RagwatchError, errorMessage } from '../../errors.ts';
 import { silentLogger, type Logger } from '../../log.ts';
 import type { Instruments } from '../../telemetry/instruments.ts';
 import type { JudgeFailure } from '../types.ts';
 import { CircuitBreaker } from './circuit-breaker.ts';
 import { EndpointAdapter, type Adaptation } from './endpoint-adapter.ts';
-import { estimateTokens, type StepOutcomeReason } from './outcomes.ts';
+import { CODE_BY_OUTCOME, estimateTokens, sleep, type RequestOutcome as Outcome, type StepOutcomeReason } from './outcomes.ts';
 import { backoffMs, isRetriableStatus, parseRetryAfterMs } from './retry-policy.ts';
 import { Semaphore } from './semaphore.ts';
 import { TimeBudget } from './time-budget.ts';
@@ -101,27 +101,7 @@ export interface LlmClientOptions {
   logger?: Logger;
 }
 
-type Outcome = 'ok' | 'rate_limited' | 'server_error' | 'timeout' | 'network_error' | 'client_error' | 'circuit_open';
 type AttemptFailure = { ok: false; outcome: Outcome; retriable: boolean; retryAfterMs?: number; error: RagwatchError; adapted?: Adaptation; stale?: boolean };
-
-const sleep = (ms: number, signal?: AbortSignal) =>
-  new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(resolve, ms);
-    signal?.addEventListener('abort', () => {
-      clearTimeout(timer);
-      reject(signal.reason as Error);
-    }, { once: true });
-  });
-
-const CODE_BY_OUTCOME: Record<Outcome, RagwatchErrorCode> = {
-  ok: 'RAGWATCH_JUDGE_FAILED',
-  rate_limited: 'RAGWATCH_JUDGE_RATE_LIMITED',
-  server_error: 'RAGWATCH_JUDGE_UNAVAILABLE',
-  timeout: 'RAGWATCH_JUDGE_TIMEOUT',
-  network_error: 'RAGWATCH_JUDGE_UNAVAILABLE',
-  client_error: 'RAGWATCH_JUDGE_REJECTED',
-  circuit_open: 'RAGWATCH_JUDGE_CIRCUIT_OPEN',
-};
 
 /** Calls one OpenAI-compatible endpoint for the judge steps (see the module comment). */
 export class LlmClient {

@@ -33,3 +33,27 @@ export function failureReason(code: RagwatchErrorCode, message = ''): JudgeFailu
   if (code === 'RAGWATCH_JUDGE_UNAVAILABLE' && /unreachable/.test(message)) return 'unreachable';
   return REASON_BY_CODE[code] ?? 'rejected';
 }
+
+/** How one HTTP request to the endpoint ended (the `outcome` of `ragwatch_judge_requests_total`). */
+export type RequestOutcome = 'ok' | 'rate_limited' | 'server_error' | 'timeout' | 'network_error' | 'client_error' | 'circuit_open';
+
+/** Waits `ms`, or rejects when `signal` aborts. */
+export const sleep = (ms: number, signal?: AbortSignal) =>
+  new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(resolve, ms);
+    signal?.addEventListener('abort', () => {
+      clearTimeout(timer);
+      reject(signal.reason as Error);
+    }, { once: true });
+  });
+
+/** The judge error code of a failed request, by its outcome. */
+export const CODE_BY_OUTCOME: Record<RequestOutcome, RagwatchErrorCode> = {
+  ok: 'RAGWATCH_JUDGE_FAILED',
+  rate_limited: 'RAGWATCH_JUDGE_RATE_LIMITED',
+  server_error: 'RAGWATCH_JUDGE_UNAVAILABLE',
+  timeout: 'RAGWATCH_JUDGE_TIMEOUT',
+  network_error: 'RAGWATCH_JUDGE_UNAVAILABLE',
+  client_error: 'RAGWATCH_JUDGE_REJECTED',
+  circuit_open: 'RAGWATCH_JUDGE_CIRCUIT_OPEN',
+};
