@@ -26,7 +26,8 @@ const BENCH = 'local-judge';
 const modelPath = testModelPathOnDisk();
 if (!existsSync(modelPath)) {
   process.stderr.write(`\n!!!!! bench local-judge: no model at ${modelPath} — run bash scripts/models/fetch-test-model.sh !!!!!\n`);
-  process.exit(process.env.CI === 'true' ? 1 : 0);
+  // Under CI the model must be there unless .ci/run could not download it (then its figures are reported missing).
+  process.exit(process.env.CI === 'true' && process.env.RAGWATCH_TEST_MODEL_UNAVAILABLE === undefined ? 1 : 0);
 }
 
 /** node_modules added by the runtime: packages reachable only through node-llama-cpp in the lockfile. */

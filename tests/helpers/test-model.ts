@@ -36,7 +36,13 @@ export function testModel(suite: string, options: { fetch?: boolean } = {}): str
     why = `bash scripts/models/fetch-test-model.sh exited ${r.status}: ${(r.stderr ?? '').slice(-400)}`;
   }
   const msg = `${suite}: the real judge model is missing (${why})`;
-  if (process.env.CI === 'true') throw new Error(`${msg}; required under CI=true`);
+  // Under CI a missing model fails, unless .ci/run tried to fetch it and could not (then: skip, loudly, with the reason).
+  const unavailable = process.env.RAGWATCH_TEST_MODEL_UNAVAILABLE;
+  if (process.env.CI === 'true' && !unavailable) throw new Error(`${msg}; required under CI=true`);
+  if (unavailable) {
+    console.warn(`\n!!!!! SKIPPING ${suite}: the real judge model could not be downloaded (${unavailable}) !!!!!\n`);
+    return undefined;
+  }
   console.warn(`\n!!!!! SKIPPING ${msg} !!!!!\n`);
   return undefined;
 }
