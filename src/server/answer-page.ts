@@ -15,9 +15,6 @@ import { escapeHtml as h, renderPage, traceRef } from './layout.ts';
 /** The path of an answer's page. */
 export const answerPath = (traceId: string): string => `/answers/${encodeURIComponent(traceId)}`;
 
-/** A trace id linked to its answer page. */
-export const answerLink = (traceId: string): string => `<a class="answer-link" href="${h(answerPath(traceId))}">why?</a>`;
-
 const STYLE = `main{max-width:64rem}table.trail td,table.trail th{text-align:left;vertical-align:top}table.trail td.detail{max-width:40rem}
 .verdict{font-size:1.05rem;padding:.5rem .8rem;border-radius:6px;background:#eef4fb;border:1px solid #c8dcef}.verdict.stopped{background:#fdf0e6;border-color:#f0c9a8}
 .outcome{font-weight:600}.outcome.judged,.outcome.sent,.outcome.assembled,.outcome.sampled,.outcome.queued,.outcome.delivered,.outcome.received{color:#265}

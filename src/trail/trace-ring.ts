@@ -159,5 +159,3 @@ export class TraceRing implements TrailRecorder, TrailView {
   }
 }
 
-/** A recorder that keeps nothing (the trail off, or a process without one). */
-export const NO_TRAIL: TrailRecorder = { spans: () => undefined, record: () => undefined, responseId: () => undefined };
