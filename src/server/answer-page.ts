@@ -12,8 +12,6 @@ import type { AnswerJson, AnswerViewJson } from './answer-view.ts';
 import { conversationBlock, feedbackLine, highlight } from './examples-page.ts';
 import { escapeHtml as h, renderPage, traceRef } from './layout.ts';
 
-/** The path of an answer's page. */
-export const answerPath = (traceId: string): string => `/answers/${encodeURIComponent(traceId)}`;
 
 const STYLE = `main{max-width:64rem}table.trail td,table.trail th{text-align:left;vertical-align:top}table.trail td.detail{max-width:40rem}
 .verdict{font-size:1.05rem;padding:.5rem .8rem;border-radius:6px;background:#eef4fb;border:1px solid #c8dcef}.verdict.stopped{background:#fdf0e6;border-color:#f0c9a8}
