@@ -14,6 +14,7 @@
  * @module
  */
 import { APIConnectionTimeoutError, APIError, APIUserAbortError, OpenAI } from 'openai';
+import { Agent, fetch as undiciFetch } from 'undici';
 import { RagwatchError, errorMessage } from '../../errors.ts';
 import { silentLogger, type Logger } from '../../log.ts';
 import type { Instruments } from '../../telemetry/instruments.ts';
@@ -103,6 +104,11 @@ export interface LlmClientOptions {
 
 type AttemptFailure = { ok: false; outcome: Outcome; retriable: boolean; retryAfterMs?: number; error: RagwatchError; adapted?: Adaptation; stale?: boolean };
 
+// Node's fetch drops a response whose headers take more than 300 s (undici's headersTimeout): a
+// non-streamed answer of a CPU server queued behind others takes longer. The per-call budget decides.
+const patientAgent = new Agent({ headersTimeout: 0, bodyTimeout: 0 });
+const patientFetch = (url: string | URL | Request, init?: RequestInit) => undiciFetch(url as never, { ...(init as object), dispatcher: patientAgent } as never) as unknown as Promise<Response>;
+
 /** Calls one OpenAI-compatible endpoint for the judge steps (see the module comment). */
 export class LlmClient {
   /** Model name sent with every request. */
@@ -138,7 +144,7 @@ export class LlmClient {
     this.#logger = options.logger ?? silentLogger;
     this.#adapter = new EndpointAdapter({ output: options.structuredOutput ?? 'json_schema', seed: options.seed === undefined ? 0 : options.seed, temperature: options.temperature ?? 0, contextTokens: options.contextTokens });
     // Local endpoints (vLLM, Ollama) need no key, but the SDK refuses to start without one.
-    this.#openai = new OpenAI({ apiKey: options.apiKey ?? 'no-key', ...(options.baseUrl ? { baseURL: options.baseUrl } : {}), maxRetries: 0 });
+    this.#openai = new OpenAI({ apiKey: options.apiKey ?? 'no-key', ...(options.baseUrl ? { baseURL: options.baseUrl } : {}), maxRetries: 0, fetch: patientFetch });
     this.#breaker = new CircuitBreaker({ failureThreshold: this.#o.breakerFailureThreshold, cooldownMs: this.#o.breakerCooldownMs });
     this.#limiter = new TokenLimiter({ tokensPerMinute: this.#o.tokensPerMinute });
     this.#semaphore = new Semaphore(this.#o.maxConcurrentRequests);
