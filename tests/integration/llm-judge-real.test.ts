@@ -80,7 +80,8 @@ describe.skipIf(venv === undefined)(SUITE, () => {
     expect(await total(instruments.judgeAdaptations, { change: 'output:json_object_schema' })).toBe(1);
     expect(await total(instruments.judgeAnswers, { outcome: 'valid_first_try' }) + (await total(instruments.judgeAnswers, { outcome: 'valid_after_repair' }))).toBeGreaterThan(0);
     console.log(JSON.stringify({ halueval: results.map((r) => (r.ok ? { scores: r.scores, skipped: r.skipped, usage: r.usage } : { failed: r.error.code, why: r.error.message })) }));
-  }, 30 * MINUTES);
+    // Two answers took over 30 min on 2 cores shared with other sessions (docs/testing.md).
+  }, 60 * MINUTES);
 
   it('judges an llm evaluator of each output type (boolean, categorical, score)', async () => {
     const evaluators: LlmEvaluator[] = [
