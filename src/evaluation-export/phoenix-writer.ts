@@ -36,7 +36,7 @@ export function phoenixAnnotationOf(r: EvaluationResult): PhoenixSpanAnnotation 
   if (r.responseId !== undefined) metadata.response_id = r.responseId;
   if (r.errorType !== undefined) metadata.error_type = r.errorType;
   if (r.answerUrl !== undefined) metadata.answer_url = r.answerUrl;
-  return { span_id: r.spanId, name: r.name, annotator_kind: r.judge.kind === 'llm' ? 'LLM' : 'CODE', result, metadata, identifier: `ragwatch-${r.judge.kind}` };
+  return { span_id: r.spanId, name: r.name, annotator_kind: r.judge.kind === 'embedded' ? 'CODE' : 'LLM', result, metadata, identifier: `ragwatch-${r.judge.kind}` };
 }
 
 /** Options of {@link createPhoenixWriter}. */

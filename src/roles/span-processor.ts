@@ -95,7 +95,9 @@ function announceCost(config: RagwatchConfig): void {
   const what =
     config.judge.kind === 'embedded'
       ? `the embedded judge on ${config.judge.embedded.threads} worker thread${config.judge.embedded.threads === 1 ? '' : 's'} (about ${150 * config.judge.embedded.threads} MB of RSS in this process)`
-      : `the LLM judge (${config.judge.model}) from this process`;
+      : config.judge.kind === 'local'
+        ? `the local judge's model ${config.judge.local.model} (about 2.4 GB of RSS and seconds of CPU per answer in this process)`
+        : `the LLM judge (${config.judge.model}) from this process`;
   process.emitWarning(`ragwatch judges in this process with ${what}. Set RAGWATCH_ENDPOINT (transport.http.endpoint) to forward sampled triplets to a ragwatch process instead (< 30 MB here; docs/capture.md).`, { type: 'RagwatchNotice', code: 'RAGWATCH_IN_PROCESS_JUDGE' });
 }
 
