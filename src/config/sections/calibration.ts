@@ -17,7 +17,7 @@ export const calibrationSection = z
     labelMetrics: z
       .record(z.string().regex(/^[a-z][a-z0-9_]*$/), z.array(z.string().regex(/^[a-z][a-z0-9_]*$/)).min(1))
       .default({
-        groundedness: ['groundedness', 'faithfulness', 'hallucination_free', 'grounding_lexical'],
+        groundedness: ['groundedness', 'faithfulness', 'hallucination_free', 'claim_support', 'grounding_lexical'],
         answer_relevancy: ['answer_relevancy', 'response_query_coverage'],
         // HCAT §3.3–§4: labels imported (or asked, by adding a question) for these calibrate them too.
         completeness: ['completeness', 'completeness_distribution'],
