@@ -1,3 +1,4 @@
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { context } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { isTracingSuppressed } from '@opentelemetry/core';
@@ -8,21 +9,19 @@ import { oracleResponder } from '../helpers/oracle.ts';
 import { CLOCK_QUERY, CLOCK_RESPONSE, CLOCK_SOURCES, triplet } from '../helpers/triplets.ts';
 
 let fake: FakeOpenAI;
-const originalFetch = globalThis.fetch;
 const suppressedAtFetch: boolean[] = [];
 const manager = new AsyncLocalStorageContextManager();
+// Where an HTTP instrumentation hooks the client's requests (@opentelemetry/instrumentation-undici
+// subscribes to this channel; the client sends through undici): record whether tracing is suppressed there.
+const onRequest = (): void => void suppressedAtFetch.push(isTracingSuppressed(context.active()));
 
 beforeAll(async () => {
   fake = await startFakeOpenAI(oracleResponder());
   context.setGlobalContextManager(manager.enable());
-  // The HTTP layer an instrumentation would hook: record whether tracing is suppressed there.
-  globalThis.fetch = (input, init) => {
-    suppressedAtFetch.push(isTracingSuppressed(context.active()));
-    return originalFetch(input, init);
-  };
+  subscribe('undici:request:create', onRequest);
 });
 afterAll(async () => {
-  globalThis.fetch = originalFetch;
+  unsubscribe('undici:request:create', onRequest);
   context.disable();
   await fake.close();
 });
