@@ -89,7 +89,7 @@ describe('evaluators through ragwatch start', () => {
       means: Array<{ metric: string; judge: string; mean: number | null; threshold: number | null }>;
     };
     const evaluators = status.config.registry.filter((d) => d.source !== 'builtin');
-    expect(evaluators.map((d) => [d.name, d.kind, d.judges.join('+')])).toEqual([['cites_source', 'boolean', 'llm+embedded'], ['no_dosage_advice', 'boolean', 'llm'], ['answer_tone', 'categorical', 'llm'], ['json_answer', 'boolean', 'llm+embedded']]);
+    expect(evaluators.map((d) => [d.name, d.kind, d.judges.join('+')])).toEqual([['cites_source', 'boolean', 'llm+embedded+local'], ['no_dosage_advice', 'boolean', 'llm'], ['answer_tone', 'categorical', 'llm'], ['json_answer', 'boolean', 'llm+embedded+local']]);
     expect(status.config.alerts.metrics.cites_source).toMatchObject({ threshold: 0.9, severity: 'page' });
     for (const name of NAMES) expect(status.means.find((m) => m.metric === name && m.judge === 'llm'), name).toMatchObject({ mean: expect.any(Number), threshold: expect.any(Number) });
     expect(status.means.find((m) => m.metric === 'no_dosage_advice' && m.judge === 'llm')?.mean).toBe(0.5);
