@@ -17,7 +17,9 @@ ENV NODE_ENV=production \
     RAGWATCH_HOST=0.0.0.0
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
+# node-llama-cpp (the local judge) names typescript as an optional peer, so npm keeps it despite
+# --omit=dev (devOptional): removed, the image ships no compiler.
+RUN npm ci --omit=dev --no-audit --no-fund && rm -rf node_modules/typescript node_modules/.bin/tsc node_modules/.bin/tsserver && npm cache clean --force
 COPY --from=build /app/dist ./dist
 COPY bin ./bin
 COPY config ./config
