@@ -15,6 +15,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { auc } from '../src/calibration/measures.ts';
 import { EmbeddedJudge } from '../src/judges/embedded/embedded-judge.ts';
 import { LocalJudge } from '../src/judges/local/local-judge.ts';
 import { ModelCache } from '../src/models/cache.ts';
@@ -134,9 +135,8 @@ try {
       if (s !== undefined) (label === 1 ? rightScore : flaggedScore).push(s);
     }
   }
-  let wins = 0;
-  for (const g of rightScore) for (const h of flaggedScore) wins += g > h ? 1 : g === h ? 0.5 : 0;
-  emit({ bench: BENCH, figure: 'local_judge_halueval_dev_sample_auc', value: wins / (rightScore.length * flaggedScore.length), unit: 'auc', baseline: null, ratio: null });
+  const sampleAuc = auc([...rightScore, ...flaggedScore], [...rightScore.map(() => 1 as const), ...flaggedScore.map(() => 0 as const)]) ?? Number.NaN;
+  emit({ bench: BENCH, figure: 'local_judge_halueval_dev_sample_auc', value: sampleAuc, unit: 'auc', baseline: null, ratio: null });
   emit({ bench: BENCH, figure: 'local_judge_rss_mb', value: process.memoryUsage().rss / 1e6, unit: 'MB', baseline: null, ratio: null });
   await judge.shutdown();
   await embedded.shutdown();

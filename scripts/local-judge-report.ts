@@ -13,6 +13,7 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { auc as rankAuc } from '../src/calibration/measures.ts';
 
 const { values, positionals } = parseArgs({ allowPositionals: true, options: { 'lexical-threshold': { type: 'string', default: '0.8' }, threshold: { type: 'string' }, fixture: { type: 'string' } } });
 interface Line { row: number; label: 0 | 1; chars: number; whole: number; perSentence: Record<string, number[]>; lexical: number | null; compositeLexical: number | null }
@@ -25,12 +26,8 @@ const right = pairs.map((p) => p.right);
 const hall = pairs.map((p) => p.hall);
 const lexT = Number(values['lexical-threshold']);
 
-/** ROC-AUC, higher score = right answer; ties count half. */
-function auc(good: number[], bad: number[]): number {
-  let w = 0;
-  for (const g of good) for (const b of bad) w += g > b ? 1 : g === b ? 0.5 : 0;
-  return w / (good.length * bad.length);
-}
+/** ROC-AUC of good-vs-bad score lists (Mann–Whitney, ties ½): calibration's rank AUC. */
+const auc = (good: readonly number[], bad: readonly number[]): number => rankAuc([...good, ...bad], [...good.map(() => 1 as const), ...bad.map(() => 0 as const)]) ?? Number.NaN;
 const support = (l: Line) => 1 - l.whole;
 /** The shipped flag as one score: below 1 when either metric is below its threshold. */
 const combined = (t: number) => (l: Line) => Math.min(support(l) / t, l.lexical === null ? Infinity : l.lexical / lexT);

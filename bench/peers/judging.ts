@@ -6,6 +6,7 @@
  * one tool after the other against the same model on the same OpenAI-compatible server, every call
  * through one counting proxy (bench/peers/llm-proxy.ts); and ragwatch's embedded judge (no LLM).
  */
+import { auc as rankAuc } from '../../src/calibration/measures.ts';
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -140,12 +141,9 @@ export async function runPythonPeer(tool: 'ragas' | 'deepeval', venv: string, tr
   return { tool, metrics: { faithfulness: 'faithfulness', relevancy: 'answer_relevancy' }, scores, tally: { ...tally }, wallS, errors };
 }
 
-/** ROC-AUC by Mann–Whitney (ties count 1/2); undefined without both classes. */
+/** ROC-AUC of `pos` over `neg` (Mann–Whitney, ties ½; calibration's rank AUC); undefined without both classes. */
 function auc(pos: number[], neg: number[]): number | undefined {
-  if (pos.length === 0 || neg.length === 0) return undefined;
-  let wins = 0;
-  for (const p of pos) for (const n of neg) wins += p > n ? 1 : p === n ? 0.5 : 0;
-  return wins / (pos.length * neg.length);
+  return rankAuc([...pos, ...neg], [...pos.map(() => 1 as const), ...neg.map(() => 0 as const)]) ?? undefined;
 }
 
 const words = (s: string) => s.split(/\s+/).filter(Boolean).length;

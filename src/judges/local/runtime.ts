@@ -70,6 +70,8 @@ class NodeLlamaRuntime implements LocalRuntime {
   readonly #no: Token[];
   #chain: Promise<unknown> = Promise.resolve();
   #disposed = false;
+  /** The last prefix and its tokens: every sentence of an answer repeats it (tokenised once, not per sentence). */
+  #prefix: { text: string; tokens: Token[] } | undefined;
 
   constructor(llama: Llama, model: LlamaModel, context: LlamaContext, contextTokens: number) {
     this.#llama = llama;
@@ -96,7 +98,8 @@ class NodeLlamaRuntime implements LocalRuntime {
   async #evaluate(prefix: string, suffix: string): Promise<TokenVerdict> {
     if (this.#disposed) throw new Error('the local model was shut down');
     // Each half tokenised on its own: the same prefix gives the same tokens whatever follows it.
-    const tokens = [...this.#model.tokenize(prefix, true), ...this.#model.tokenize(suffix, true)];
+    if (this.#prefix?.text !== prefix) this.#prefix = { text: prefix, tokens: this.#model.tokenize(prefix, true) };
+    const tokens = [...this.#prefix.tokens, ...this.#model.tokenize(suffix, true)];
     if (tokens.length >= this.contextTokens) throw new Error(`prompt of ${tokens.length} tokens does not fit the context window of ${this.contextTokens}`);
     const held = this.#sequence.contextTokens;
     let keep = 0;
