@@ -40,6 +40,8 @@ export interface ChatRequest {
   schemaName: string;
   /** JSON schema the answer must match (strict structured output where supported). */
   jsonSchema: Record<string, unknown>;
+  /** The schema a grammar-constrained server is given (`json_object` + schema), when tighter than `jsonSchema`. Default `jsonSchema`. */
+  grammarSchema?: Record<string, unknown>;
   /** Most output tokens this call needs (its step's estimate); capped by `maxOutputTokens`. Default `maxOutputTokens`. */
   outputTokens?: number;
 }
@@ -242,7 +244,7 @@ export class LlmClient {
 
   async #attempt(request: ChatRequest, promptTokens: number, maxTokens: number, signal?: AbortSignal): Promise<ChatSuccess | AttemptFailure> {
     const started = performance.now();
-    const shape = this.#adapter.shape(request.schemaName, request.jsonSchema);
+    const shape = this.#adapter.shape(request.schemaName, request.jsonSchema, request.grammarSchema);
     const generation = this.#adapter.generation;
     const slot = this.#budget.start(promptTokens, maxTokens);
     const timeoutMs = this.#timeoutMs ?? slot.budgetMs;

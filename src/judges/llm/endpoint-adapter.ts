@@ -79,11 +79,11 @@ export class EndpointAdapter {
     return this.#contextTokens;
   }
 
-  /** The request parts to send with a call whose answer must match `schema`. */
-  shape(schemaName: string, schema: Record<string, unknown>): RequestShape {
+  /** The request parts to send with a call whose answer must match `schema` (`grammarSchema`, when given, for a grammar-constrained `json_object`). */
+  shape(schemaName: string, schema: Record<string, unknown>, grammarSchema: Record<string, unknown> = schema): RequestShape {
     const out: RequestShape = {};
     if (this.#output === 'json_schema') out.responseFormat = { type: 'json_schema', json_schema: { name: schemaName, ...(this.#strict ? { strict: true } : {}), schema } };
-    else if (this.#output === 'json_object_schema') out.responseFormat = { type: 'json_object', schema };
+    else if (this.#output === 'json_object_schema') out.responseFormat = { type: 'json_object', schema: grammarSchema };
     else if (this.#output === 'json_object') out.responseFormat = { type: 'json_object' };
     if (this.#seed !== null) out.seed = this.#seed;
     if (this.#temperature !== null) out.temperature = this.#temperature;

@@ -19,6 +19,8 @@ export interface Step<T> {
   boundary: Boundary;
   messages: ChatMessage[];
   jsonSchema: Record<string, unknown>;
+  /** {@link jsonSchema} with every id pinned to one place ({@link pinIds}): what a grammar-constrained server is given. Default `jsonSchema`. */
+  grammarSchema?: Record<string, unknown>;
   /** Restated output contract (also used in the repair message). */
   contract: string;
   /** Most output tokens the answer needs (a generous estimate from the number and size of the items asked for); default the client's `maxOutputTokens`. */
@@ -39,6 +41,28 @@ function portable(node: unknown): unknown {
 /** The JSON schema of `schema` without the keywords strict structured output refuses. */
 export function toJsonSchema(schema: z.ZodType): Record<string, unknown> {
   return portable(z.toJSONSchema(schema)) as Record<string, unknown>;
+}
+
+/**
+ * The JSON schema of an array of `{id, …}` items (`item`, the JSON schema of one) with each of `ids` in
+ * its own place, once, in order (`prefixItems` with a `const` id). A grammar-constrained server
+ * (llama-cpp-python's `json_object` + schema) then cannot let a small model list an id twice or leave
+ * one out, which an enum of ids alone allows. Strict `json_schema` endpoints do not all take
+ * `prefixItems`, so they get the plain schema; zod checks the answer either way.
+ * @param each - adjusts the item of one id (e.g. pins its own nested ids)
+ */
+export function pinIds(item: Record<string, unknown>, ids: readonly string[], each: (id: string, item: Record<string, unknown>) => Record<string, unknown> = (_, i) => i): Record<string, unknown> {
+  return {
+    type: 'array',
+    prefixItems: ids.map((id) => each(id, withProperties(item, { id: { type: 'string', const: id } }))),
+    minItems: ids.length,
+    maxItems: ids.length,
+  };
+}
+
+/** `schema` (a JSON schema object) with some of its `properties` replaced. */
+export function withProperties(schema: Record<string, unknown>, properties: Record<string, unknown>): Record<string, unknown> {
+  return { ...schema, properties: { ...(schema.properties as Record<string, unknown>), ...properties } };
 }
 
 export function idEnum(ids: readonly string[]): z.ZodType<string> {
@@ -91,7 +115,7 @@ export type StepOutcome<T> = { ok: true; value: T } | JudgeFailure;
 export async function runStep<T>(client: LlmClient, step: Step<T>, usage: Usage, signal?: AbortSignal): Promise<StepOutcome<T>> {
   let messages = step.messages;
   for (let attempt = 0; attempt < 2; attempt++) {
-    const res = await client.complete({ messages, schemaName: `ragwatch_${step.name}`, jsonSchema: step.jsonSchema, ...(step.outputTokens !== undefined ? { outputTokens: step.outputTokens } : {}) }, signal);
+    const res = await client.complete({ messages, schemaName: `ragwatch_${step.name}`, jsonSchema: step.jsonSchema, ...(step.grammarSchema ? { grammarSchema: step.grammarSchema } : {}), ...(step.outputTokens !== undefined ? { outputTokens: step.outputTokens } : {}) }, signal);
     if (!res.ok) {
       client.noteOutcome(step.name, failureReason(res.error.code, res.error.message));
       return res;

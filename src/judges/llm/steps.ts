@@ -11,7 +11,7 @@
 import { z } from 'zod';
 import type { SupportVerdict } from '../aggregate.ts';
 import { newBoundary, wrapUntrusted } from './prompts.ts';
-import { checkIds, idEnum, outputBudget, parseWith, stepMessages, toJsonSchema, type Step } from './step.ts';
+import { checkIds, idEnum, outputBudget, parseWith, pinIds, stepMessages, toJsonSchema, withProperties, type Step } from './step.ts';
 
 /** Version of the prompts; part of every cache key, bump when a prompt changes meaning. */
 export const PROMPT_VERSION = 'v2';
@@ -35,13 +35,15 @@ export function decomposeStep(query: string, response: string, sources: Readonly
   const ids = sources.map((s) => s.id);
   const list = z.array(z.string().trim().min(1)).max(MAX_ITEMS);
   const inContext = history.length > 0;
+  const sourceItem = z.strictObject({ id: idEnum(ids), facts: list });
   const schema = z.strictObject({
     call: z.enum([boundary.nonce]),
     ...(inContext ? { standaloneQuery: z.string().trim().min(1).max(4000) } : {}),
     subQuestions: list,
     claims: list,
-    sources: z.array(z.strictObject({ id: idEnum(ids), facts: list })).max(ids.length),
+    sources: z.array(sourceItem).max(ids.length),
   });
+  const jsonSchema = toJsonSchema(schema);
   const task = [
     // A follow-up is graded as the question it stands for: the other two calls get this rewrite.
     ...(inContext ? ['(0) standaloneQuery: the QUERY is the latest turn of a conversation whose EARLIER TURNS are given; rewrite it as one stand-alone question that names what it refers to in them (the QUERY itself when it already stands alone). Use the EARLIER TURNS only to resolve references.'] : []),
@@ -60,7 +62,8 @@ export function decomposeStep(query: string, response: string, sources: Readonly
     name: 'decompose',
     boundary,
     messages: stepMessages(boundary, task, data, contract),
-    jsonSchema: toJsonSchema(schema),
+    jsonSchema,
+    grammarSchema: withProperties(jsonSchema, { sources: pinIds(toJsonSchema(sourceItem), ids) }),
     contract,
     // The answer restates the query, the response and the sources as lists: about their size, twice over.
     outputTokens: outputBudget(2 + sources.length, (2 * (query.length + response.length + sources.reduce((n, s) => n + s.content.length, 0))) / (2 + sources.length)),
@@ -101,12 +104,15 @@ export function responseMatchStep(
   const boundary = newBoundary([query, response, ...sources.map((s) => s.content), ...claims.map((c) => c.text), ...subQuestions.map((q) => q.text)]);
   const claimIds = claims.map((c) => c.id);
   const qIds = subQuestions.map((q) => q.id);
+  const claimItem = z.strictObject({ id: idEnum(claimIds), essential: z.boolean(), verdict: z.enum(['supported', 'contradicted', 'not_in_sources']) });
+  const questionItem = z.strictObject({ id: idEnum(qIds), coveredByResponse: z.boolean() });
   const schema = z.strictObject({
     call: z.enum([boundary.nonce]),
-    claims: z.array(z.strictObject({ id: idEnum(claimIds), essential: z.boolean(), verdict: z.enum(['supported', 'contradicted', 'not_in_sources']) })).max(MAX_ITEMS),
-    subQuestions: z.array(z.strictObject({ id: idEnum(qIds), coveredByResponse: z.boolean() })).max(MAX_ITEMS),
+    claims: z.array(claimItem).max(MAX_ITEMS),
+    subQuestions: z.array(questionItem).max(MAX_ITEMS),
     response: z.strictObject({ toxic: z.boolean(), categories: z.array(z.enum(TOXICITY_CATEGORIES)).max(TOXICITY_CATEGORIES.length) }),
   });
+  const jsonSchema = toJsonSchema(schema);
   const task = [
     'For each CLAIM: "essential" = true if the claim is essential to answer the QUERY or any part of it; "verdict" = "supported" if the SOURCES state it, "contradicted" if the SOURCES state something incompatible with it, "not_in_sources" if the SOURCES say nothing about it (judge only against the SOURCES, not your own knowledge).',
     'For each SUB-QUESTION: "coveredByResponse" = true if the RESPONSE addresses its intent.',
@@ -124,7 +130,8 @@ export function responseMatchStep(
     name: 'response_match',
     boundary,
     messages: stepMessages(boundary, task, data, contract),
-    jsonSchema: toJsonSchema(schema),
+    jsonSchema,
+    grammarSchema: withProperties(jsonSchema, { claims: pinIds(toJsonSchema(claimItem), claimIds), subQuestions: pinIds(toJsonSchema(questionItem), qIds) }),
     contract,
     outputTokens: outputBudget(claims.length + subQuestions.length + 2, 70),
     parse(content) {
@@ -166,11 +173,16 @@ export function sourceMatchStep(
   const sourceIds = sources.map((s) => s.id);
   const factIds = sources.flatMap((s) => s.facts.map((f) => f.id));
   const qIds = subQuestions.map((q) => q.id);
+  const factItem = z.strictObject({ id: idEnum(factIds), essential: z.boolean() });
+  const sourceItem = z.strictObject({ id: idEnum(sourceIds), essential: z.boolean(), facts: z.array(factItem).max(MAX_ITEMS) });
+  const questionItem = z.strictObject({ id: idEnum(qIds), coveredBySources: z.boolean() });
   const schema = z.strictObject({
     call: z.enum([boundary.nonce]),
-    sources: z.array(z.strictObject({ id: idEnum(sourceIds), essential: z.boolean(), facts: z.array(z.strictObject({ id: idEnum(factIds), essential: z.boolean() })).max(MAX_ITEMS) })).max(MAX_ITEMS),
-    subQuestions: z.array(z.strictObject({ id: idEnum(qIds), coveredBySources: z.boolean() })).max(MAX_ITEMS),
+    sources: z.array(sourceItem).max(MAX_ITEMS),
+    subQuestions: z.array(questionItem).max(MAX_ITEMS),
   });
+  const jsonSchema = toJsonSchema(schema);
+  const factsOf = (id: string) => sources.find((s) => s.id === id)!.facts.map((f) => f.id);
   const task = [
     'For each SOURCE: "essential" = true if the source contains any information essential to answer the QUERY; for each of its FACTS: "essential" = true if that fact is essential to answer the QUERY.',
     'For each SUB-QUESTION: "coveredBySources" = true if a single SOURCE, or the SOURCES taken together, answer it.',
@@ -185,7 +197,11 @@ export function sourceMatchStep(
     name: 'source_match',
     boundary,
     messages: stepMessages(boundary, task, data, contract),
-    jsonSchema: toJsonSchema(schema),
+    jsonSchema,
+    grammarSchema: withProperties(jsonSchema, {
+      sources: pinIds(toJsonSchema(sourceItem), sourceIds, (id, item) => withProperties(item, { facts: pinIds(toJsonSchema(factItem), factsOf(id)) })),
+      subQuestions: pinIds(toJsonSchema(questionItem), qIds),
+    }),
     contract,
     outputTokens: outputBudget(sources.length + factIds.length + subQuestions.length + 1, 70),
     parse(content) {

@@ -13,12 +13,20 @@ import { describe, expect, it } from 'vitest';
 import { LlmClient } from '../../../src/judges/llm/client.ts';
 import { EndpointAdapter } from '../../../src/judges/llm/endpoint-adapter.ts';
 import { runStep } from '../../../src/judges/llm/step.ts';
-import { sameAnswerStep } from '../../../src/judges/llm/steps.ts';
+import { responseMatchStep, sameAnswerStep, sourceMatchStep } from '../../../src/judges/llm/steps.ts';
 import { TimeBudget } from '../../../src/judges/llm/time-budget.ts';
 import { createInstruments } from '../../../src/telemetry/instruments.ts';
 import { useFakeOpenAI, type FakeRequest } from '../../fakes/openai-server.ts';
 
 const fake = useFakeOpenAI();
+
+/** A JSON schema node as the tests read it. */
+interface SchemaNode {
+  properties: Record<string, SchemaNode>;
+  prefixItems: SchemaNode[];
+  const?: string;
+  enum?: string[];
+}
 
 /** llama-cpp-python 0.3.16's answer to `response_format: {type: "json_schema"}` (HTTP 500). */
 const LLAMA_CPP_PYTHON_REFUSAL = {
@@ -63,6 +71,35 @@ describe('adapting to a local server, once', () => {
     expect(await value(instruments.judgeAdaptations, { change: 'output:json_object_schema' })).toBe(1);
     expect(lines.filter((l) => l.includes('adapting once'))).toHaveLength(1);
     expect(await value(instruments.judgeAnswers, { step: 'same_answer', outcome: 'valid_first_try' })).toBe(2);
+  });
+
+  it('a grammar-constrained server gets every id pinned to one place; a strict json_schema endpoint the plain schema', async () => {
+    // The real server's 1.5B model once listed claim c1 twice under an enum of ids (docs/judges.md).
+    fake.setResponder((req) => {
+      const format = req.body?.response_format as { type: string } | undefined;
+      if (format?.type === 'json_schema') return LLAMA_CPP_PYTHON_REFUSAL;
+      return { content: JSON.stringify({ call: nonceOf(req), claims: [{ id: 'c1', essential: true, verdict: 'supported' }, { id: 'c2', essential: false, verdict: 'not_in_sources' }], subQuestions: [{ id: 'q1', coveredByResponse: true }], response: { toxic: false, categories: [] } }) };
+    });
+    const { client } = setup();
+    const step = responseMatchStep('Who?', 'Ann. In 1900.', [{ id: 's1', content: 'Ann did it.' }], [{ id: 'c1', text: 'Ann did it.' }, { id: 'c2', text: 'It was 1900.' }], [{ id: 'q1', text: 'Who?' }]);
+    const r = await runStep(client, step, { calls: 0, inputTokens: 0, outputTokens: 0, durationMs: 0 });
+    expect(r.ok).toBe(true);
+    const [strict, grammar] = fake.requests.map((q) => q.body?.response_format as { json_schema?: { schema: SchemaNode }; schema?: SchemaNode });
+    expect(strict!.json_schema!.schema.properties.claims).not.toHaveProperty('prefixItems');
+    const claims = grammar!.schema!.properties.claims;
+    expect(claims).toMatchObject({ type: 'array', minItems: 2, maxItems: 2 });
+    expect(claims.prefixItems.map((i: SchemaNode) => i.properties.id)).toEqual([{ type: 'string', const: 'c1' }, { type: 'string', const: 'c2' }]);
+    expect(claims.prefixItems[0].properties.verdict.enum).toEqual(['supported', 'contradicted', 'not_in_sources']);
+    expect(grammar!.schema!.properties.subQuestions.prefixItems.map((i: SchemaNode) => i.properties.id.const)).toEqual(['q1']);
+  });
+
+  it('pins nested ids to their own parent (each source its own facts)', () => {
+    const step = sourceMatchStep('Q', [{ id: 's1', content: 'A', facts: [{ id: 'f1', text: 'a' }, { id: 'f2', text: 'b' }] }, { id: 's2', content: 'B', facts: [{ id: 'f3', text: 'c' }] }], []);
+    const sources = (step.grammarSchema as unknown as SchemaNode).properties.sources;
+    expect(sources.prefixItems.map((s: SchemaNode) => [s.properties.id.const, s.properties.facts.prefixItems.map((f: SchemaNode) => f.properties.id.const)])).toEqual([['s1', ['f1', 'f2']], ['s2', ['f3']]]);
+    expect((step.grammarSchema as unknown as SchemaNode).properties.subQuestions).toMatchObject({ prefixItems: [], minItems: 0, maxItems: 0 });
+    // What zod checks is unchanged: an answer in the plain schema's shape still parses.
+    expect(step.parse(JSON.stringify({ call: step.boundary.nonce, sources: [{ id: 's1', essential: true, facts: [{ id: 'f1', essential: true }, { id: 'f2', essential: false }] }, { id: 's2', essential: false, facts: [{ id: 'f3', essential: false }] }], subQuestions: [] })).ok).toBe(true);
   });
 
   it('goes down the ladder to plain json_object, then to none, when each is refused', async () => {
