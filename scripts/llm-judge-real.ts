@@ -11,10 +11,13 @@
  *   bash tests/python/llama-server/setup.sh   # then start the server, e.g.
  *   $VENV/bin/python -m llama_cpp.server --model $(bash scripts/models/fetch-test-model.sh) --model_alias qwen --port 18123 --n_ctx 4096
  *   node scripts/llm-judge-real.ts --base-url http://127.0.0.1:18123/v1 --model qwen [--pairs 50] [--offset 0] [--out results.jsonl]
+ *   node scripts/llm-judge-real.ts --summarize results.jsonl   # the summary again from the per-triplet lines
+ *     (of an interrupted run too; without the step counters, which live in the judging process)
  *
  * Tune only on qa_one_turn.jsonl; qa_multi_turn.jsonl is the held-out set.
  */
 import { appendFileSync, readFileSync } from 'node:fs';
+import { aucWithInterval } from '../src/calibration/measures.ts';
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../src/config/load.ts';
 import { createJudge } from '../src/judges/create.ts';
@@ -29,104 +32,127 @@ const { values } = parseArgs({
     pairs: { type: 'string', default: '50' },
     offset: { type: 'string', default: '0' },
     out: { type: 'string' },
+    summarize: { type: 'string' },
   },
 });
-if (!values['base-url'] || !values.model) throw new Error('--base-url and --model are required');
+if (values.summarize === undefined && (!values['base-url'] || !values.model)) throw new Error('--base-url and --model are required (or --summarize FILE)');
 if (values.file.includes('multi_turn')) process.stderr.write('warning: qa_multi_turn is the held-out set; never tune on it\n');
 
 interface Row { knowledge: string; question: string; right_answer: string; hallucinated_answer: string }
-const offset = Number(values.offset);
-const rows = readFileSync(values.file, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Row).slice(offset, offset + Number(values.pairs));
+/** One judged triplet, as printed and appended to `--out`. */
+interface Result { row: number; label: 0 | 1; chars: number; ok: boolean; reason?: string; error?: string; scores?: Record<string, number>; skipped?: Record<string, string>; calls: number; inputTokens: number; outputTokens: number; seconds: number }
+type Counts = Record<string, number>;
+/** What only the judging process knows: its counters by label, and its wall time. */
+interface Live { wallSeconds: number; answers: Counts; stepFailures: Counts; requests: Counts; adaptations: Counts }
 
 const triplet = (id: string, q: string, k: string, a: string): SampledTriplet => ({
   id, traceId: id, spanId: 's', service: 'halueval', timestamp: new Date(0).toISOString(), query: q,
   sources: [{ content: k }], response: a, latency: { durationMs: 0 }, convention: 'custom', sampling: { weight: 1, stratum: 'all', rule: 'all' },
 });
 
-// Only the endpoint and the model: nothing else tuned by hand.
-const config = loadConfig({ env: {}, overrides: { judge: { baseUrl: values['base-url'], model: values.model }, metrics: { processMetrics: false } } });
-const instruments = createInstruments({ processMetrics: false });
-const judge = createJudge(config, { instruments });
-await judge.init();
-
-interface Result { row: number; label: 0 | 1; chars: number; ok: boolean; reason?: string; error?: string; scores?: Record<string, number>; skipped?: Record<string, string>; calls: number; inputTokens: number; outputTokens: number; seconds: number }
-const items = rows.flatMap((r, i) => [
-  { row: offset + i, label: 1 as const, t: triplet(`r${offset + i}`, r.question, r.knowledge, r.right_answer) },
-  { row: offset + i, label: 0 as const, t: triplet(`h${offset + i}`, r.question, r.knowledge, r.hallucinated_answer) },
-]);
-const results: Result[] = [];
-const started = performance.now();
-let next = 0;
-// As the scorer runs them: judge.concurrency triplets at once (default 2).
-async function worker(): Promise<void> {
-  while (next < items.length) {
-    const item = items[next++]!;
-    const t0 = performance.now();
-    const r = await judge.score(item.t);
-    const seconds = (performance.now() - t0) / 1000;
-    const base = { row: item.row, label: item.label, chars: item.t.response.length, seconds: +seconds.toFixed(2) };
-    const res: Result = r.ok
-      ? { ...base, ok: true, scores: r.scores, skipped: r.skipped, calls: r.usage.calls, inputTokens: r.usage.inputTokens, outputTokens: r.usage.outputTokens }
-      : { ...base, ok: false, reason: r.error.code, error: r.error.message.slice(0, 300), calls: 0, inputTokens: 0, outputTokens: 0 };
-    results.push(res);
-    const line = JSON.stringify(res);
-    console.log(line);
-    if (values.out) appendFileSync(values.out, line + '\n');
+async function judgeRows(): Promise<{ results: Result[]; live: Live }> {
+  const offset = Number(values.offset);
+  const rows = readFileSync(values.file, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Row).slice(offset, offset + Number(values.pairs));
+  // Only the endpoint and the model: nothing else tuned by hand.
+  const config = loadConfig({ env: {}, overrides: { judge: { baseUrl: values['base-url'], model: values.model }, metrics: { processMetrics: false } } });
+  const instruments = createInstruments({ processMetrics: false });
+  const judge = createJudge(config, { instruments });
+  await judge.init();
+  const items = rows.flatMap((r, i) => [
+    { row: offset + i, label: 1 as const, t: triplet(`r${offset + i}`, r.question, r.knowledge, r.right_answer) },
+    { row: offset + i, label: 0 as const, t: triplet(`h${offset + i}`, r.question, r.knowledge, r.hallucinated_answer) },
+  ]);
+  const results: Result[] = [];
+  const started = performance.now();
+  let next = 0;
+  // As the scorer runs them: judge.concurrency triplets at once (default 2).
+  async function worker(): Promise<void> {
+    while (next < items.length) {
+      const item = items[next++]!;
+      const t0 = performance.now();
+      const r = await judge.score(item.t);
+      const base = { row: item.row, label: item.label, chars: item.t.response.length, seconds: +((performance.now() - t0) / 1000).toFixed(2) };
+      const res: Result = r.ok
+        ? { ...base, ok: true, scores: r.scores, skipped: r.skipped, calls: r.usage.calls, inputTokens: r.usage.inputTokens, outputTokens: r.usage.outputTokens }
+        : { ...base, ok: false, reason: r.error.code, error: r.error.message.slice(0, 300), calls: 0, inputTokens: 0, outputTokens: 0 };
+      results.push(res);
+      const line = JSON.stringify(res);
+      console.log(line);
+      if (values.out) appendFileSync(values.out, line + '\n');
+    }
   }
+  await Promise.all(Array.from({ length: config.judge.concurrency }, worker));
+  const wallSeconds = (performance.now() - started) / 1000;
+  await judge.shutdown();
+  const counts = async (metric: { get(): Promise<{ values: Array<{ labels: Record<string, unknown>; value: number }> }> }) => Object.fromEntries((await metric.get()).values.map((v) => [Object.values(v.labels).join('/'), v.value]));
+  return { results, live: { wallSeconds, answers: await counts(instruments.judgeAnswers), stepFailures: await counts(instruments.judgeFailures), requests: await counts(instruments.judgeRequests), adaptations: await counts(instruments.judgeAdaptations) } };
 }
-await Promise.all(Array.from({ length: config.judge.concurrency }, worker));
-const wallSeconds = (performance.now() - started) / 1000;
-await judge.shutdown();
 
-/** ROC-AUC by Mann–Whitney (ties count 1/2); null without both classes. */
-function auc(pos: number[], neg: number[]): number | null {
-  if (pos.length === 0 || neg.length === 0) return null;
-  let wins = 0;
-  for (const p of pos) for (const n of neg) wins += p > n ? 1 : p === n ? 0.5 : 0;
-  return +(wins / (pos.length * neg.length)).toFixed(3);
+/** AUC with its 95 % DeLong interval (3 decimals); null without both classes. */
+function aucOf(scores: number[], labels: (0 | 1)[]): { auc: number; ci95: [number, number] | null } | null {
+  const a = aucWithInterval(scores, labels);
+  if (!a) return null;
+  const r = (x: number) => +x.toFixed(3);
+  return { auc: r(a.auc), ci95: a.lower === null || a.upper === null ? null : [r(a.lower), r(a.upper)] };
 }
-const byRow = new Map<number, Result[]>();
-for (const r of results) byRow.set(r.row, [...(byRow.get(r.row) ?? []), r]);
-const matched = new Set([...byRow].filter(([, rs]) => rs.length === 2 && Math.abs(rs[0]!.chars - rs[1]!.chars) <= 3).map(([row]) => row));
-const aucOf = (subset: Result[], metric: string) => auc(subset.filter((r) => r.label === 1 && r.scores?.[metric] !== undefined).map((r) => r.scores![metric]!), subset.filter((r) => r.label === 0 && r.scores?.[metric] !== undefined).map((r) => r.scores![metric]!));
-const report = (subset: Result[]) => ({
-  triplets: subset.length,
-  length_alone: auc(subset.filter((r) => r.label === 1).map((r) => -r.chars), subset.filter((r) => r.label === 0).map((r) => -r.chars)),
-  ...Object.fromEntries(['faithfulness', 'groundedness', 'hallucination_free', 'response_precision'].map((m) => [m, { auc: aucOf(subset, m), scored: subset.filter((r) => r.scores?.[m] !== undefined).length }])),
-});
 
-const counts = async (metric: { get(): Promise<{ values: Array<{ labels: Record<string, unknown>; value: number }> }> }) => Object.fromEntries((await metric.get()).values.map((v) => [Object.values(v.labels).join('/'), v.value]));
-const answers = await counts(instruments.judgeAnswers);
-const answerTotals = { first: 0, repaired: 0, invalid: 0 };
-for (const [k, n] of Object.entries(answers)) {
-  if (k.endsWith('/valid_first_try')) answerTotals.first += n;
-  else if (k.endsWith('/valid_after_repair')) answerTotals.repaired += n;
-  else answerTotals.invalid += n;
+function summary(results: Result[], live: Live | undefined): Record<string, unknown> {
+  const byRow = new Map<number, Result[]>();
+  for (const r of results) byRow.set(r.row, [...(byRow.get(r.row) ?? []), r]);
+  const matched = new Set([...byRow].filter(([, rs]) => rs.length === 2 && Math.abs(rs[0]!.chars - rs[1]!.chars) <= 3).map(([row]) => row));
+  const metricAuc = (subset: Result[], metric: string) => {
+    const scored = subset.filter((r) => r.scores?.[metric] !== undefined);
+    return { ...aucOf(scored.map((r) => r.scores![metric]!), scored.map((r) => r.label)), scored: scored.length };
+  };
+  const report = (subset: Result[]) => ({
+    triplets: subset.length,
+    length_alone: aucOf(subset.map((r) => -r.chars), subset.map((r) => r.label)),
+    ...Object.fromEntries(['faithfulness', 'groundedness', 'hallucination_free', 'response_precision'].map((m) => [m, metricAuc(subset, m)])),
+  });
+  const ok = results.filter((r) => r.ok);
+  const sum = (f: (r: Result) => number) => ok.reduce((a, r) => a + f(r), 0);
+  const failures: Counts = {};
+  for (const r of results) if (!r.ok) failures[r.reason!] = (failures[r.reason!] ?? 0) + 1;
+  const steps = { first: 0, repaired: 0, invalid: 0 };
+  for (const [k, n] of Object.entries(live?.answers ?? {})) {
+    if (k.endsWith('/valid_first_try')) steps.first += n;
+    else if (k.endsWith('/valid_after_repair')) steps.repaired += n;
+    else steps.invalid += n;
+  }
+  const answered = steps.first + steps.repaired + steps.invalid;
+  const seconds = results.map((r) => r.seconds).sort((a, b) => a - b);
+  return {
+    summary: true,
+    file: values.file.split('/').pop(),
+    rows: `${Math.min(...byRow.keys())}..${Math.max(...byRow.keys())}`,
+    triplets: results.length,
+    scored: ok.length,
+    scored_share: +(ok.length / results.length).toFixed(3),
+    failed_by_reason: failures,
+    ...(live
+      ? {
+          step_answers: live.answers,
+          valid_first_try_share: answered ? +(steps.first / answered).toFixed(3) : null,
+          valid_after_repair_share: answered ? +((steps.first + steps.repaired) / answered).toFixed(3) : null,
+          step_failures: live.stepFailures,
+          requests: live.requests,
+          adaptations: live.adaptations,
+          seconds_per_triplet_wall: +(live.wallSeconds / results.length).toFixed(1),
+        }
+      : { step_counters: 'not in the per-triplet lines: only a judging run prints them' }),
+    calls_per_scored_triplet: ok.length ? +(sum((r) => r.calls) / ok.length).toFixed(2) : null,
+    input_tokens_per_scored_triplet: ok.length ? Math.round(sum((r) => r.inputTokens) / ok.length) : null,
+    output_tokens_per_scored_triplet: ok.length ? Math.round(sum((r) => r.outputTokens) / ok.length) : null,
+    seconds_per_triplet_p50: seconds.length ? +seconds[Math.floor(seconds.length / 2)]!.toFixed(1) : null,
+    all: report(results),
+    length_matched_3chars: report(results.filter((r) => matched.has(r.row))),
+  };
 }
-const answered = answerTotals.first + answerTotals.repaired + answerTotals.invalid;
-const ok = results.filter((r) => r.ok);
-const sum = (f: (r: Result) => number) => ok.reduce((a, r) => a + f(r), 0);
-const failures: Record<string, number> = {};
-for (const r of results) if (!r.ok) failures[r.reason!] = (failures[r.reason!] ?? 0) + 1;
-console.log(JSON.stringify({
-  summary: true,
-  file: values.file.split('/').pop(),
-  rows: `${offset}..${offset + rows.length - 1}`,
-  triplets: results.length,
-  scored: ok.length,
-  scored_share: +(ok.length / results.length).toFixed(3),
-  failed_by_reason: failures,
-  step_answers: answers,
-  valid_first_try_share: answered ? +(answerTotals.first / answered).toFixed(3) : null,
-  valid_after_repair_share: answered ? +((answerTotals.first + answerTotals.repaired) / answered).toFixed(3) : null,
-  step_failures: await counts(instruments.judgeFailures),
-  requests: await counts(instruments.judgeRequests),
-  adaptations: await counts(instruments.judgeAdaptations),
-  calls_per_scored_triplet: ok.length ? +(sum((r) => r.calls) / ok.length).toFixed(2) : null,
-  input_tokens_per_scored_triplet: ok.length ? Math.round(sum((r) => r.inputTokens) / ok.length) : null,
-  output_tokens_per_scored_triplet: ok.length ? Math.round(sum((r) => r.outputTokens) / ok.length) : null,
-  seconds_per_triplet_wall: +(wallSeconds / results.length).toFixed(1),
-  seconds_per_triplet_p50: +[...results.map((r) => r.seconds)].sort((a, b) => a - b)[Math.floor(results.length / 2)]!.toFixed(1),
-  all: report(results),
-  length_matched_3chars: report(results.filter((r) => matched.has(r.row))),
-}));
+
+if (values.summarize !== undefined) {
+  const results = readFileSync(values.summarize, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Result);
+  console.log(JSON.stringify(summary(results, undefined)));
+} else {
+  const { results, live } = await judgeRows();
+  console.log(JSON.stringify(summary(results, live)));
+}
