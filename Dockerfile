@@ -13,8 +13,10 @@ COPY src ./src
 RUN npm run build
 
 FROM node:22-slim AS runtime
+# The local judge's model cache on the data volume: the user has no home directory to keep it in.
 ENV NODE_ENV=production \
-    RAGWATCH_HOST=0.0.0.0
+    RAGWATCH_HOST=0.0.0.0 \
+    RAGWATCH_MODEL_CACHE=/app/data/models
 WORKDIR /app
 COPY package.json package-lock.json ./
 # node-llama-cpp (the local judge) names typescript as an optional peer, so npm keeps it despite
