@@ -40,7 +40,8 @@ describe('ragwatch models', () => {
     const unknown = await run(['models', 'pull', 'no-such-model'], env);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain('no model "no-such-model" in the catalogue');
-  });
+    // Six CLI processes, each loading the command tree: 25 s on 2 busy cores.
+  }, 90_000);
 
   it('ragwatch start with the local judge and no model: one line naming the command, /readyz 503, still running', async () => {
     const httpPort = await freePort();

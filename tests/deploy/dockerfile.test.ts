@@ -34,7 +34,8 @@ describe('Dockerfile', () => {
     expect(runtime.expose.sort()).toEqual([4318, 9464]);
     expect(runtime.entrypoint).toEqual(['node', '--max-semi-space-size=4', 'bin/ragwatch.js']);
     expect(runtime.cmd).toEqual(['start']);
-    expect(runtime.steps).toContainEqual({ op: 'ENV', vars: { NODE_ENV: 'production', RAGWATCH_HOST: '0.0.0.0' } });
+    // The local judge's model cache on the data volume (uid 10001 has no home directory).
+    expect(runtime.steps).toContainEqual({ op: 'ENV', vars: { NODE_ENV: 'production', RAGWATCH_HOST: '0.0.0.0', RAGWATCH_MODEL_CACHE: '/app/data/models' } });
   });
 
   it('keeps the build context free of secrets and local state (.dockerignore)', () => {
