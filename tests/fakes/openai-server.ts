@@ -23,7 +23,7 @@ export interface FakeRequest {
 /** What the fake answers with. */
 export type FakeReply =
   /** A chat completion whose message content is `content` (streamed in chunks when the request streams). */
-  | { content: string; promptTokens?: number; completionTokens?: number; firstChunkDelayMs?: number; chunkDelayMs?: number; chunks?: number; model?: string }
+  | { content: string; promptTokens?: number; completionTokens?: number; firstChunkDelayMs?: number; chunkDelayMs?: number; chunks?: number; model?: string; finishReason?: 'stop' | 'length' }
   /** An arbitrary status/body (errors, malformed JSON as a string body). */
   | { status: number; body?: unknown; headers?: Record<string, string> }
   /** An assistant message that calls tools (streamed as one tool-call delta when the request streams). */
@@ -113,7 +113,7 @@ async function reply(req: FakeRequest, res: ServerResponse, answer: FakeReply, h
   }
   await sleep(answer.firstChunkDelayMs ?? 0);
   res.writeHead(200, { 'content-type': 'application/json' });
-  res.end(JSON.stringify({ id, object: 'chat.completion', created, model, choices: [{ index: 0, message: { role: 'assistant', content: answer.content }, finish_reason: 'stop', logprobs: null }], usage }));
+  res.end(JSON.stringify({ id, object: 'chat.completion', created, model, choices: [{ index: 0, message: { role: 'assistant', content: answer.content }, finish_reason: answer.finishReason ?? 'stop', logprobs: null }], usage }));
 }
 
 function replyToolCalls(req: FakeRequest, res: ServerResponse, answer: Extract<FakeReply, { toolCalls: unknown }>): void {

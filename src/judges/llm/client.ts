@@ -53,6 +53,8 @@ export interface ChatSuccess {
   inputTokens: number;
   outputTokens: number;
   durationMs: number;
+  /** The endpoint stopped the answer at `max_tokens` (`finish_reason: length`): a small model looping in a list. */
+  truncated?: boolean;
 }
 
 export type ChatResult = ChatSuccess | JudgeFailure;
@@ -172,7 +174,7 @@ export class LlmClient {
     if (outcome === 'aborted') return;
     if (outcome === 'valid_first_try' || outcome === 'valid_after_repair') this.#instruments?.judgeAnswers.inc({ step, outcome });
     else {
-      if (outcome === 'malformed') this.#instruments?.judgeAnswers.inc({ step, outcome: 'invalid_after_repair' });
+      if (outcome === 'malformed' || outcome === 'truncated') this.#instruments?.judgeAnswers.inc({ step, outcome: 'invalid_after_repair' });
       this.#instruments?.judgeFailures.inc({ step, reason: outcome });
       this.#instruments?.judgeLastFailure.set({ step, reason: outcome }, Date.now() / 1000);
     }
@@ -266,7 +268,8 @@ export class LlmClient {
       const durationMs = performance.now() - started;
       slot.end({ input: inputTokens || promptTokens, output: outputTokens, durationMs });
       this.#account(inputTokens, outputTokens);
-      return { ok: true, content: completion.choices[0]?.message?.content ?? '', inputTokens, outputTokens, durationMs };
+      const choice = completion.choices[0];
+      return { ok: true, content: choice?.message?.content ?? '', inputTokens, outputTokens, durationMs, ...(choice?.finish_reason === 'length' ? { truncated: true } : {}) };
     } catch (err) {
       const failure = this.#classify(err, timeoutMs, generation);
       outcome = failure.outcome;

@@ -10,7 +10,7 @@ import type { RagwatchErrorCode } from '../../errors.ts';
 export type StepOutcomeReason = 'valid_first_try' | 'valid_after_repair' | JudgeFailureReason;
 
 /** Why a judge step gave no verdict (the `reason` of `ragwatch_judge_failures_total`). */
-export type JudgeFailureReason = 'malformed' | 'timeout' | 'rate_limited' | 'server_error' | 'unreachable' | 'rejected' | 'context_exceeded' | 'circuit_open' | 'aborted';
+export type JudgeFailureReason = 'malformed' | 'truncated' | 'timeout' | 'rate_limited' | 'server_error' | 'unreachable' | 'rejected' | 'context_exceeded' | 'circuit_open' | 'aborted';
 
 /** A prompt's tokens, estimated from its characters (≈ 3.5 per token for English and JSON; rounded towards more tokens). */
 export function estimateTokens(chars: number): number {
@@ -28,9 +28,13 @@ const REASON_BY_CODE: Partial<Record<RagwatchErrorCode, JudgeFailureReason>> = {
   RAGWATCH_SHUTDOWN: 'aborted',
 };
 
+/** What a malformed answer's problem says when the endpoint stopped it at its output budget (`finish_reason: length`). */
+export const TRUNCATED = 'stopped at its output budget';
+
 /** The failure reason of a judge error code (`ragwatch_judge_failures_total{reason}`). */
 export function failureReason(code: RagwatchErrorCode, message = ''): JudgeFailureReason {
   if (code === 'RAGWATCH_JUDGE_UNAVAILABLE' && /unreachable/.test(message)) return 'unreachable';
+  if (code === 'RAGWATCH_JUDGE_MALFORMED' && message.includes(TRUNCATED)) return 'truncated';
   return REASON_BY_CODE[code] ?? 'rejected';
 }
 

@@ -10,7 +10,7 @@ import { RagwatchError } from '../../errors.ts';
 import type { Usage } from '../../triplet.ts';
 import type { JudgeFailure } from '../types.ts';
 import type { ChatMessage, LlmClient } from './client.ts';
-import { failureReason } from './outcomes.ts';
+import { TRUNCATED, failureReason } from './outcomes.ts';
 import { repairMessage, systemPrompt, tailReminder, type Boundary } from './prompts.ts';
 
 /** A prepared call: messages, schema, and the validator that turns raw content into typed output. */
@@ -128,11 +128,13 @@ export async function runStep<T>(client: LlmClient, step: Step<T>, usage: Usage,
       client.noteOutcome(step.name, attempt === 0 ? 'valid_first_try' : 'valid_after_repair');
       return parsed;
     }
+    // A cut-off answer is invalid because it ran long, not because the model ignored the format: say so (the repair asks for less; the failure is counted apart).
+    const problem = res.truncated ? `the answer ${TRUNCATED} (${res.outputTokens} tokens) before its JSON was complete: answer with fewer and shorter items` : parsed.problem;
     if (attempt === 1) {
-      client.noteOutcome(step.name, 'malformed');
-      return { ok: false, retriable: false, error: new RagwatchError('RAGWATCH_JUDGE_MALFORMED', `judge answer to ${step.name} invalid after one repair: ${parsed.problem}`) };
+      client.noteOutcome(step.name, res.truncated ? 'truncated' : 'malformed');
+      return { ok: false, retriable: false, error: new RagwatchError('RAGWATCH_JUDGE_MALFORMED', `judge answer to ${step.name} invalid after one repair: ${problem}`) };
     }
-    messages = [...step.messages, { role: 'assistant', content: res.content.slice(0, 8000) }, { role: 'user', content: repairMessage(step.boundary, parsed.problem, step.contract) }];
+    messages = [...step.messages, { role: 'assistant', content: res.content.slice(0, 8000) }, { role: 'user', content: repairMessage(step.boundary, problem, step.contract) }];
   }
   throw new Error('unreachable');
 }

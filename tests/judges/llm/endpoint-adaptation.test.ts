@@ -166,6 +166,22 @@ describe('adapting to a local server, once', () => {
     expect(await value(instruments.judgeAnswers, { step: 'same_answer', outcome: 'invalid_after_repair' })).toBe(1);
   });
 
+  it('an answer cut at max_tokens is repaired with that said, then counted as truncated (not as a format failure)', async () => {
+    // What a 1.5B model did on the real server: a list that never closed until the budget ran out.
+    fake.setResponder((req) => ({ content: `{"call": "${nonceOf(req)}", "same": tru`, completionTokens: 40, finishReason: 'length' }));
+    const { instruments, ask } = setup();
+    const r = await ask();
+    expect(r.ok).toBe(false);
+    if (r.ok) return;
+    expect(r.error.code).toBe('RAGWATCH_JUDGE_MALFORMED');
+    expect(r.error.message).toContain('stopped at its output budget (40 tokens)');
+    const repair = (fake.requests[1]!.body?.messages as Array<{ content: string }>).at(-1)!.content;
+    expect(repair).toContain('fewer and shorter items');
+    expect(await value(instruments.judgeFailures, { step: 'same_answer', reason: 'truncated' })).toBe(1);
+    expect(await value(instruments.judgeFailures, { step: 'same_answer', reason: 'malformed' })).toBe(0);
+    expect(await value(instruments.judgeAnswers, { step: 'same_answer', outcome: 'invalid_after_repair' })).toBe(1);
+  });
+
   it('asks for no more output than the step needs', async () => {
     fake.setResponder((req) => ({ content: JSON.stringify({ call: nonceOf(req), same: true }) }));
     const { ask } = setup();
