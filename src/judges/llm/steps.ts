@@ -63,7 +63,13 @@ export function decomposeStep(query: string, response: string, sources: Readonly
     boundary,
     messages: stepMessages(boundary, task, data, contract),
     jsonSchema,
-    grammarSchema: withProperties(jsonSchema, { sources: pinIds(toJsonSchema(sourceItem), ids) }),
+    // A small model restates and invents (13 sub-questions for a one-line question, seen on the real
+    // server) until max_tokens cuts its JSON open: the grammar caps each list at what its text can hold.
+    grammarSchema: withProperties(jsonSchema, {
+      subQuestions: { ...toJsonSchema(list), maxItems: itemsFor(query, 40, 1) },
+      claims: { ...toJsonSchema(list), maxItems: itemsFor(response, 40, 2) },
+      sources: pinIds(toJsonSchema(sourceItem), ids, (id, item) => withProperties(item, { facts: { ...toJsonSchema(list), maxItems: itemsFor(sources.find((s) => s.id === id)!.content, 60, 2) } })),
+    }),
     contract,
     // The answer restates the query, the response and the sources as lists: about their size, twice over.
     outputTokens: outputBudget(2 + sources.length, (2 * (query.length + response.length + sources.reduce((n, s) => n + s.content.length, 0))) / (2 + sources.length)),
@@ -74,6 +80,11 @@ export function decomposeStep(query: string, response: string, sources: Readonly
       return { ok: true, value: { ...(standalone !== undefined ? { standaloneQuery: standalone } : {}), subQuestions: r.value.subQuestions, claims: r.value.claims, facts: new Map(r.value.sources.map((s) => [s.id, s.facts])) } };
     },
   };
+}
+
+/** The most list items a grammar lets a small model write about `text`: one per `charsPerItem` characters, plus `extra`. */
+function itemsFor(text: string, charsPerItem: number, extra: number): number {
+  return Math.min(MAX_ITEMS, extra + Math.ceil(text.length / charsPerItem));
 }
 
 /** What the response-match call says of the response's toxicity (HCAT §4, `non_toxic`). */
@@ -131,7 +142,17 @@ export function responseMatchStep(
     boundary,
     messages: stepMessages(boundary, task, data, contract),
     jsonSchema,
-    grammarSchema: withProperties(jsonSchema, { claims: pinIds(toJsonSchema(claimItem), claimIds), subQuestions: pinIds(toJsonSchema(questionItem), qIds) }),
+    grammarSchema: withProperties(jsonSchema, {
+      claims: pinIds(toJsonSchema(claimItem), claimIds),
+      subQuestions: pinIds(toJsonSchema(questionItem), qIds),
+      // Not toxic with a category, or toxic without one, is malformed: the grammar offers neither.
+      response: {
+        anyOf: [
+          { type: 'object', properties: { toxic: { type: 'boolean', const: false }, categories: { type: 'array', items: { type: 'string', enum: [...TOXICITY_CATEGORIES] }, maxItems: 0 } }, required: ['toxic', 'categories'], additionalProperties: false },
+          { type: 'object', properties: { toxic: { type: 'boolean', const: true }, categories: { type: 'array', items: { type: 'string', enum: [...TOXICITY_CATEGORIES] }, minItems: 1, maxItems: TOXICITY_CATEGORIES.length } }, required: ['toxic', 'categories'], additionalProperties: false },
+        ],
+      },
+    }),
     contract,
     outputTokens: outputBudget(claims.length + subQuestions.length + 2, 70),
     parse(content) {
