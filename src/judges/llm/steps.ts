@@ -63,13 +63,11 @@ export function decomposeStep(query: string, response: string, sources: Readonly
     boundary,
     messages: stepMessages(boundary, task, data, contract),
     jsonSchema,
-    // A small model restates and invents (13 sub-questions for a one-line question, seen on the real
-    // server) until max_tokens cuts its JSON open: the grammar caps each list at what its text can hold.
-    grammarSchema: withProperties(jsonSchema, {
-      subQuestions: { ...toJsonSchema(list), maxItems: itemsFor(query, 40, 1) },
-      claims: { ...toJsonSchema(list), maxItems: itemsFor(response, 40, 2) },
-      sources: pinIds(toJsonSchema(sourceItem), ids, (id, item) => withProperties(item, { facts: { ...toJsonSchema(list), maxItems: itemsFor(sources.find((s) => s.id === id)!.content, 60, 2) } })),
-    }),
+    // Only the ids are pinned. Capping the lists by their text's size was tried on the real server and
+    // made it worse: a model stopped at the cap cannot emit its likeliest token (`",`, closing one item
+    // and opening the next), and wrote on inside the string at ~530 ms a token (the grammar then checks
+    // the whole vocabulary at every step) until max_tokens.
+    grammarSchema: withProperties(jsonSchema, { sources: pinIds(toJsonSchema(sourceItem), ids) }),
     contract,
     // The answer restates the query, the response and the sources as lists: about their size, twice over.
     outputTokens: outputBudget(2 + sources.length, (2 * (query.length + response.length + sources.reduce((n, s) => n + s.content.length, 0))) / (2 + sources.length)),
@@ -80,11 +78,6 @@ export function decomposeStep(query: string, response: string, sources: Readonly
       return { ok: true, value: { ...(standalone !== undefined ? { standaloneQuery: standalone } : {}), subQuestions: r.value.subQuestions, claims: r.value.claims, facts: new Map(r.value.sources.map((s) => [s.id, s.facts])) } };
     },
   };
-}
-
-/** The most list items a grammar lets a small model write about `text`: one per `charsPerItem` characters, plus `extra`. */
-function itemsFor(text: string, charsPerItem: number, extra: number): number {
-  return Math.min(MAX_ITEMS, extra + Math.ceil(text.length / charsPerItem));
 }
 
 /** What the response-match call says of the response's toxicity (HCAT §4, `non_toxic`). */
