@@ -12,7 +12,8 @@
  *   $VENV/bin/python -m llama_cpp.server --model $(bash scripts/models/fetch-test-model.sh) --model_alias qwen --port 18123 --n_ctx 4096
  *   node scripts/llm-judge-real.ts --base-url http://127.0.0.1:18123/v1 --model qwen [--pairs 50] [--offset 0] [--out results.jsonl]
  *   node scripts/llm-judge-real.ts --summarize results.jsonl   # the summary again from the per-triplet lines
- *     (of an interrupted run too; without the step counters, which live in the judging process)
+ *     (of a killed run too; without the step counters, which live in the judging process: SIGINT or SIGTERM
+ *     stops a judging run after the triplets in flight and prints the summary with them)
  *
  * Tune only on qa_one_turn.jsonl; qa_multi_turn.jsonl is the held-out set.
  */
@@ -65,9 +66,16 @@ async function judgeRows(): Promise<{ results: Result[]; live: Live }> {
   const results: Result[] = [];
   const started = performance.now();
   let next = 0;
+  // SIGINT / SIGTERM: start no more triplets, finish those in flight, print the summary with the counters.
+  let stopping = false;
+  const stop = () => {
+    stopping = true;
+    process.stderr.write('stopping: finishing the triplets in flight, then the summary\n');
+  };
+  process.once('SIGINT', stop).once('SIGTERM', stop);
   // As the scorer runs them: judge.concurrency triplets at once (default 2).
   async function worker(): Promise<void> {
-    while (next < items.length) {
+    while (next < items.length && !stopping) {
       const item = items[next++]!;
       const t0 = performance.now();
       const r = await judge.score(item.t);
