@@ -28,13 +28,9 @@ const REASON_BY_CODE: Partial<Record<RagwatchErrorCode, JudgeFailureReason>> = {
   RAGWATCH_SHUTDOWN: 'aborted',
 };
 
-/** What a malformed answer's problem says when the endpoint stopped it at its output budget (`finish_reason: length`). */
-export const TRUNCATED = 'stopped at its output budget';
-
 /** The failure reason of a judge error code (`ragwatch_judge_failures_total{reason}`). */
 export function failureReason(code: RagwatchErrorCode, message = ''): JudgeFailureReason {
   if (code === 'RAGWATCH_JUDGE_UNAVAILABLE' && /unreachable/.test(message)) return 'unreachable';
-  if (code === 'RAGWATCH_JUDGE_MALFORMED' && message.includes(TRUNCATED)) return 'truncated';
   return REASON_BY_CODE[code] ?? 'rejected';
 }
 

@@ -10,7 +10,7 @@ import { RagwatchError } from '../../errors.ts';
 import type { Usage } from '../../triplet.ts';
 import type { JudgeFailure } from '../types.ts';
 import type { ChatMessage, LlmClient } from './client.ts';
-import { TRUNCATED, failureReason } from './outcomes.ts';
+import { failureReason } from './outcomes.ts';
 import { repairMessage, systemPrompt, tailReminder, type Boundary } from './prompts.ts';
 
 /** A prepared call: messages, schema, and the validator that turns raw content into typed output. */
@@ -129,7 +129,7 @@ export async function runStep<T>(client: LlmClient, step: Step<T>, usage: Usage,
       return parsed;
     }
     // A cut-off answer is invalid because it ran long, not because the model ignored the format: say so (the repair asks for less; the failure is counted apart).
-    const problem = res.truncated ? `the answer ${TRUNCATED} (${res.outputTokens} tokens) before its JSON was complete: answer with fewer and shorter items` : parsed.problem;
+    const problem = res.truncated ? `the answer stopped at its output budget (${res.outputTokens} tokens) before its JSON was complete: answer with fewer and shorter items` : parsed.problem;
     if (attempt === 1) {
       client.noteOutcome(step.name, res.truncated ? 'truncated' : 'malformed');
       return { ok: false, retriable: false, error: new RagwatchError('RAGWATCH_JUDGE_MALFORMED', `judge answer to ${step.name} invalid after one repair: ${problem}`) };

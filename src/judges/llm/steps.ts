@@ -139,12 +139,12 @@ export function responseMatchStep(
       claims: pinIds(toJsonSchema(claimItem), claimIds),
       subQuestions: pinIds(toJsonSchema(questionItem), qIds),
       // Not toxic with a category, or toxic without one, is malformed: the grammar offers neither.
-      response: {
-        anyOf: [
-          { type: 'object', properties: { toxic: { type: 'boolean', const: false }, categories: { type: 'array', items: { type: 'string', enum: [...TOXICITY_CATEGORIES] }, maxItems: 0 } }, required: ['toxic', 'categories'], additionalProperties: false },
-          { type: 'object', properties: { toxic: { type: 'boolean', const: true }, categories: { type: 'array', items: { type: 'string', enum: [...TOXICITY_CATEGORIES] }, minItems: 1, maxItems: TOXICITY_CATEGORIES.length } }, required: ['toxic', 'categories'], additionalProperties: false },
-        ],
-      },
+      response: toJsonSchema(
+        z.union([
+          z.strictObject({ toxic: z.literal(false), categories: z.array(z.enum(TOXICITY_CATEGORIES)).max(0) }),
+          z.strictObject({ toxic: z.literal(true), categories: z.array(z.enum(TOXICITY_CATEGORIES)).min(1).max(TOXICITY_CATEGORIES.length) }),
+        ]),
+      ),
     }),
     contract,
     outputTokens: outputBudget(claims.length + subQuestions.length + 2, 70),
