@@ -44,6 +44,8 @@ export interface ChatRequest {
   grammarSchema?: Record<string, unknown>;
   /** Most output tokens this call needs (its step's estimate); capped by `maxOutputTokens`. Default `maxOutputTokens`. */
   outputTokens?: number;
+  /** Penalty on tokens already written (`frequency_penalty`), for a call sent again after the model repeated itself; dropped once if the endpoint refuses it. Default none. */
+  frequencyPenalty?: number;
 }
 
 /** A completed request: the raw message content (not yet validated) and its token usage. */
@@ -246,7 +248,7 @@ export class LlmClient {
 
   async #attempt(request: ChatRequest, promptTokens: number, maxTokens: number, signal?: AbortSignal): Promise<ChatSuccess | AttemptFailure> {
     const started = performance.now();
-    const shape = this.#adapter.shape(request.schemaName, request.jsonSchema, request.grammarSchema);
+    const shape = this.#adapter.shape(request.schemaName, request.jsonSchema, request.grammarSchema, request.frequencyPenalty);
     const generation = this.#adapter.generation;
     const slot = this.#budget.start(promptTokens, maxTokens);
     const timeoutMs = this.#timeoutMs ?? slot.budgetMs;
@@ -260,6 +262,7 @@ export class LlmClient {
           ...(shape.temperature !== undefined ? { temperature: shape.temperature } : {}),
           ...(shape.responseFormat ? { response_format: shape.responseFormat as unknown as OpenAI.ResponseFormatJSONObject } : {}),
           ...(shape.seed !== undefined ? { seed: shape.seed } : {}),
+          ...(shape.frequencyPenalty !== undefined ? { frequency_penalty: shape.frequencyPenalty } : {}),
         },
         { timeout: timeoutMs, maxRetries: 0, ...(signal ? { signal } : {}) },
       );

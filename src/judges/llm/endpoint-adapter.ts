@@ -17,7 +17,7 @@ export type OutputMode = 'json_schema' | 'json_object_schema' | 'json_object' | 
 const LADDER: readonly OutputMode[] = ['json_schema', 'json_object_schema', 'json_object', 'prompt_only'];
 
 /** One change made after a refusal (the `change` label of `ragwatch_judge_adaptations_total`). */
-export type Adaptation = `output:${OutputMode}` | 'seed:dropped' | 'strict:dropped' | 'temperature:dropped';
+export type Adaptation = `output:${OutputMode}` | 'seed:dropped' | 'strict:dropped' | 'temperature:dropped' | 'frequency_penalty:dropped';
 
 /** Statuses a refusal of a request part comes with (llama-cpp-python: 500 for its validation errors). */
 const REFUSAL_STATUSES = new Set([400, 422, 500]);
@@ -33,6 +33,7 @@ export interface RequestShape {
   responseFormat?: Record<string, unknown>;
   seed?: number;
   temperature?: number;
+  frequencyPenalty?: number;
 }
 
 /** Options of {@link EndpointAdapter}. */
@@ -53,6 +54,7 @@ export class EndpointAdapter {
   #seed: number | null;
   #strict = true;
   #temperature: number | null;
+  #penalty = true;
   #contextTokens: number | undefined;
   readonly #applied = new Set<Adaptation>();
   #generation = 0;
@@ -79,14 +81,15 @@ export class EndpointAdapter {
     return this.#contextTokens;
   }
 
-  /** The request parts to send with a call whose answer must match `schema` (`grammarSchema`, when given, for a grammar-constrained `json_object`). */
-  shape(schemaName: string, schema: Record<string, unknown>, grammarSchema: Record<string, unknown> = schema): RequestShape {
+  /** The request parts to send with a call whose answer must match `schema` (`grammarSchema`, when given, for a grammar-constrained `json_object`), and the call's `frequencyPenalty` while the endpoint takes one. */
+  shape(schemaName: string, schema: Record<string, unknown>, grammarSchema: Record<string, unknown> = schema, frequencyPenalty?: number): RequestShape {
     const out: RequestShape = {};
     if (this.#output === 'json_schema') out.responseFormat = { type: 'json_schema', json_schema: { name: schemaName, ...(this.#strict ? { strict: true } : {}), schema } };
     else if (this.#output === 'json_object_schema') out.responseFormat = { type: 'json_object', schema: grammarSchema };
     else if (this.#output === 'json_object') out.responseFormat = { type: 'json_object' };
     if (this.#seed !== null) out.seed = this.#seed;
     if (this.#temperature !== null) out.temperature = this.#temperature;
+    if (frequencyPenalty !== undefined && this.#penalty) out.frequencyPenalty = frequencyPenalty;
     return out;
   }
 
@@ -99,6 +102,7 @@ export class EndpointAdapter {
     const refused = (word: string) => new RegExp(`\\b${word}\\b`, 'i').test(message);
     if (this.#strict && this.#output === 'json_schema' && refused('strict') && !/json_schema/i.test(message.replace(/strict/gi, ''))) return this.#apply('strict:dropped', () => (this.#strict = false));
     if (this.#seed !== null && refused('seed')) return this.#apply('seed:dropped', () => (this.#seed = null));
+    if (this.#penalty && refused('frequency_penalty')) return this.#apply('frequency_penalty:dropped', () => (this.#penalty = false));
     if (this.#temperature !== null && refused('temperature') && !FORMAT_WORDS.test(message)) return this.#apply('temperature:dropped', () => (this.#temperature = null));
     if (FORMAT_WORDS.test(message) || (status === 400 && this.#output !== 'prompt_only' && /unrecognized|unsupported|not supported|extra (?:fields|inputs)/i.test(message))) {
       const next = LADDER[LADDER.indexOf(this.#output) + 1];

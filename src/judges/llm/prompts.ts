@@ -18,6 +18,8 @@ export interface Boundary {
 const INVISIBLE = /[\u00AD\u180E\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u2069\uFEFF]|[\u{E0000}-\u{E007F}]/gu;
 // Anything that looks like one of our block tags (any nonce) or a chat-role tag.
 const TAG_LIKE = /<\s*(\/?)\s*(untrusted[\w-]*|system|assistant|user|instructions?)\b([^<>]*)>?/giu;
+// A double quote at the start, after a space or after an opening bracket opens a quotation.
+const OPENING_QUOTE = /(^|[\s([{‹«=—–-])"/gu;
 
 /** Draws a boundary whose nonce occurs in none of the given texts. */
 export function newBoundary(texts: readonly string[] = []): Boundary {
@@ -30,13 +32,20 @@ export function newBoundary(texts: readonly string[] = []): Boundary {
 /**
  * Normalises untrusted text before it is placed in a block: NFKC (folds full-width look-alikes such
  * as `＜`), removes invisible characters, and defuses tag-like sequences so data cannot close or
- * open a block (`<…>` becomes `‹…›`).
+ * open a block (`<…>` becomes `‹…›`), and turns ASCII double quotes into typographic ones (`"a"` becomes
+ * `“a”`). The judge copies data into JSON strings: a small model copying a quotation closes its string
+ * at the first `"` (a grammar-constrained server then makes it go on as JSON), lost its place and
+ * repeated one list item until its output budget on the real server (row 7 of the HaluEval development
+ * file, 2 of 2 cut, 0 of 2 with typographic quotes). It also keeps a JSON verdict planted in the data
+ * from being copied as one.
  */
 export function sanitizeUntrusted(text: string): string {
   return text
     .normalize('NFKC')
     .replace(INVISIBLE, '')
-    .replace(TAG_LIKE, (_m, slash: string, name: string, rest: string) => `‹${slash}${name}${rest}›`);
+    .replace(TAG_LIKE, (_m, slash: string, name: string, rest: string) => `‹${slash}${name}${rest}›`)
+    .replace(OPENING_QUOTE, '$1“')
+    .replaceAll('"', '”');
 }
 
 /** Wraps one untrusted text in a data block of this call. */

@@ -108,14 +108,25 @@ export function stepMessages(boundary: Boundary, task: string, data: string[], c
   ];
 }
 
+/**
+ * The `frequency_penalty` of the call sent again after a truncated answer. Measured on the 1.5B model
+ * (llama-cpp-python, row 7 of the HaluEval development file, whose decompose answer loops): 0 — 1 of 2
+ * answers cut; 0.5 — 2 of 2 complete, 263–288 tokens of a 787-token budget.
+ */
+export const TRUNCATION_FREQUENCY_PENALTY = 0.5;
+
 /** What a step yields: its validated output, or why the call failed. */
 export type StepOutcome<T> = { ok: true; value: T } | JudgeFailure;
 
 /** Runs one step: a call, validation, at most one repair call; a second invalid answer is a failure. Usage is added to `usage`; the outcome is counted by the client. */
 export async function runStep<T>(client: LlmClient, step: Step<T>, usage: Usage, signal?: AbortSignal): Promise<StepOutcome<T>> {
   let messages = step.messages;
+  let frequencyPenalty: number | undefined;
   for (let attempt = 0; attempt < 2; attempt++) {
-    const res = await client.complete({ messages, schemaName: `ragwatch_${step.name}`, jsonSchema: step.jsonSchema, ...(step.grammarSchema ? { grammarSchema: step.grammarSchema } : {}), ...(step.outputTokens !== undefined ? { outputTokens: step.outputTokens } : {}) }, signal);
+    const res = await client.complete(
+      { messages, schemaName: `ragwatch_${step.name}`, jsonSchema: step.jsonSchema, ...(step.grammarSchema ? { grammarSchema: step.grammarSchema } : {}), ...(step.outputTokens !== undefined ? { outputTokens: step.outputTokens } : {}), ...(frequencyPenalty !== undefined ? { frequencyPenalty } : {}) },
+      signal,
+    );
     if (!res.ok) {
       client.noteOutcome(step.name, failureReason(res.error.code, res.error.message));
       return res;
@@ -129,12 +140,18 @@ export async function runStep<T>(client: LlmClient, step: Step<T>, usage: Usage,
       return parsed;
     }
     // A cut-off answer is invalid because it ran long, not because the model ignored the format: say so (the repair asks for less; the failure is counted apart).
-    const problem = res.truncated ? `the answer stopped at its output budget (${res.outputTokens} tokens) before its JSON was complete: answer with fewer and shorter items` : parsed.problem;
+    const problem = res.truncated ? `the answer stopped at its output budget (${res.outputTokens} tokens) before its JSON was complete: list each item once, with fewer and shorter items` : parsed.problem;
     if (attempt === 1) {
       client.noteOutcome(step.name, res.truncated ? 'truncated' : 'malformed');
       return { ok: false, retriable: false, error: new RagwatchError('RAGWATCH_JUDGE_MALFORMED', `judge answer to ${step.name} invalid after one repair: ${problem}`) };
     }
-    messages = [...step.messages, { role: 'assistant', content: res.content.slice(0, 8000) }, { role: 'user', content: repairMessage(step.boundary, problem, step.contract) }];
+    if (res.truncated) {
+      // A cut answer is mostly a small model repeating one list item until max_tokens: showing it the loop
+      // again invites more of it, so the call is asked afresh with the problem said and repeats penalised.
+      const last = step.messages.length - 1;
+      messages = step.messages.map((m, i) => (i === last ? { ...m, content: `${m.content}\n\n${repairMessage(step.boundary, problem, step.contract)}` } : m));
+      frequencyPenalty = TRUNCATION_FREQUENCY_PENALTY;
+    } else messages = [...step.messages, { role: 'assistant', content: res.content.slice(0, 8000) }, { role: 'user', content: repairMessage(step.boundary, problem, step.contract) }];
   }
   throw new Error('unreachable');
 }

@@ -12,7 +12,7 @@ import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { LlmClient } from '../../../src/judges/llm/client.ts';
 import { EndpointAdapter } from '../../../src/judges/llm/endpoint-adapter.ts';
-import { runStep } from '../../../src/judges/llm/step.ts';
+import { runStep, TRUNCATION_FREQUENCY_PENALTY } from '../../../src/judges/llm/step.ts';
 import { responseMatchStep, sameAnswerStep, sourceMatchStep } from '../../../src/judges/llm/steps.ts';
 import { TimeBudget } from '../../../src/judges/llm/time-budget.ts';
 import { createInstruments } from '../../../src/telemetry/instruments.ts';
@@ -178,11 +178,37 @@ describe('adapting to a local server, once', () => {
     if (r.ok) return;
     expect(r.error.code).toBe('RAGWATCH_JUDGE_MALFORMED');
     expect(r.error.message).toContain('stopped at its output budget (40 tokens)');
-    const repair = (fake.requests[1]!.body?.messages as Array<{ content: string }>).at(-1)!.content;
-    expect(repair).toContain('fewer and shorter items');
+    // The repair is the question asked afresh (the loop is not shown again), the problem said, repeats penalised.
+    const [first, second] = fake.requests.map((q) => q.body as { messages: Array<{ role: string; content: string }>; frequency_penalty?: number });
+    expect(second!.messages.map((m) => m.role)).toEqual(first!.messages.map((m) => m.role));
+    expect(second!.messages.at(-1)!.content.startsWith(first!.messages.at(-1)!.content)).toBe(true);
+    expect(second!.messages.at(-1)!.content).toContain('list each item once, with fewer and shorter items');
+    expect(first!.frequency_penalty).toBeUndefined();
+    expect(second!.frequency_penalty).toBe(TRUNCATION_FREQUENCY_PENALTY);
     expect(await value(instruments.judgeFailures, { step: 'same_answer', reason: 'truncated' })).toBe(1);
     expect(await value(instruments.judgeFailures, { step: 'same_answer', reason: 'malformed' })).toBe(0);
     expect(await value(instruments.judgeAnswers, { step: 'same_answer', outcome: 'invalid_after_repair' })).toBe(1);
+  });
+
+  it('a truncated answer repaired with the penalty is a score, valid after repair', async () => {
+    fake.setResponder((req) => (req.body && 'frequency_penalty' in req.body ? { content: JSON.stringify({ call: nonceOf(req), same: true }) } : { content: `{"call": "${nonceOf(req)}", "same`, completionTokens: 40, finishReason: 'length' }));
+    const { instruments, ask } = setup();
+    expect(await ask()).toEqual({ ok: true, value: true });
+    expect(await value(instruments.judgeAnswers, { step: 'same_answer', outcome: 'valid_after_repair' })).toBe(1);
+  });
+
+  it('drops a refused frequency_penalty once, sends the repair again without it, and keeps it dropped', async () => {
+    fake.setResponder((req) => {
+      if (req.body && 'frequency_penalty' in req.body) return { status: 400, body: { error: { message: "Unsupported parameter: 'frequency_penalty' is not supported with this model." } } };
+      const messages = req.body?.messages as Array<{ content: string }>;
+      return messages.at(-1)!.content.includes('rejected') ? { content: JSON.stringify({ call: nonceOf(req), same: false }) } : { content: '{"same', completionTokens: 40, finishReason: 'length' };
+    });
+    const { instruments, lines, ask } = setup();
+    expect(await ask()).toEqual({ ok: true, value: false });
+    expect(await ask()).toEqual({ ok: true, value: false });
+    expect(fake.requests.map((r) => 'frequency_penalty' in (r.body ?? {}))).toEqual([false, true, false, false, false]);
+    expect(await value(instruments.judgeAdaptations, { change: 'frequency_penalty:dropped' })).toBe(1);
+    expect(lines.filter((l) => l.includes('frequency_penalty:dropped'))).toHaveLength(1);
   });
 
   it('asks for no more output than the step needs', async () => {
