@@ -45,7 +45,8 @@ describe("users' feedback as a calibration label source", () => {
       }
       const models = await waitFor(async () => {
         const c = (await (await fetch(`http://127.0.0.1:${app.http.port}/api/calibration`)).json()) as { calibrations: CalibrationModel[] };
-        return c.calibrations.find((m) => m.metric === 'response_query_coverage') ? c.calibrations : undefined;
+        // A refit may run while the labels are still arriving (a loaded machine posts them slowly): wait for the one with all 24.
+        return c.calibrations.find((m) => m.metric === 'response_query_coverage')?.n === 24 ? c.calibrations : undefined;
       }, 30_000, 200);
       expect(models.find((m) => m.metric === 'response_query_coverage')).toMatchObject({ judge: 'llm', labelMetric: 'user_feedback', n: 24 });
       // No reviewer label was given: no reviewers' calibration of groundedness appeared from the users' labels.
