@@ -33,6 +33,8 @@ function wholeWordMatches(haystack: string, needle: string, text: string): numbe
   return out;
 }
 
+const foldQuotes = (s: string) => s.replace(/[“”]/gu, '"');
+
 /**
  * The response with every whole-word occurrence of `spans` wrapped in `<mark class="unsupported">`,
  * escaped. Exact case first; a span found only in another case ("the tower" for "The tower") is
@@ -42,10 +44,12 @@ function wholeWordMatches(haystack: string, needle: string, text: string): numbe
 export function highlight(text: string, spans: readonly string[]): { html: string; unmatched: string[] } {
   const ranges: Array<[number, number]> = [];
   const unmatched: string[] = [];
-  const lower = text.toLowerCase();
+  // The LLM judge reads (and so writes back) double quotes as typographic ones: match them as the same.
+  const folded = foldQuotes(text);
+  const lower = folded.toLowerCase();
   for (const span of spans) {
-    const needle = span.trim().replace(/[.!?]+$/, '');
-    let found = wholeWordMatches(text, needle, text);
+    const needle = foldQuotes(span.trim().replace(/[.!?]+$/, ''));
+    let found = wholeWordMatches(folded, needle, text);
     // toLowerCase keeps offsets only when no character changes length (e.g. "İ"): then fall back.
     if (found.length === 0 && lower.length === text.length) found = wholeWordMatches(lower, needle.toLowerCase(), text);
     for (const i of found) ranges.push([i, i + needle.length]);

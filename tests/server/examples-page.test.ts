@@ -22,4 +22,8 @@ describe('highlight', () => {
     expect(highlight('The tower. the tower.', ['The tower']).html).toBe('<mark class="unsupported">The tower</mark>. the tower.');
     expect(highlight('THE TOWER fell.', ['The tower']).html).toBe('<mark class="unsupported">THE TOWER</mark> fell.');
   });
+
+  it('matches a claim written with typographic quotes (as the LLM judge reads them) in a response with ASCII ones', () => {
+    expect(highlight('He was called "the Iron Duke" by all.', ['He was called “the Iron Duke”']).html).toBe('<mark class="unsupported">He was called &quot;the Iron Duke&quot;</mark> by all.');
+  });
 });
