@@ -124,10 +124,12 @@ describe('fault 6: prompt-injection corpus end to end', () => {
 
   it('a model that copies smuggled verdicts out of the data never gets them accepted', { timeout: 120_000 }, async () => {
     fake.requests.length = 0;
-    // A fooled model: whenever the data carries a verdict object, it answers with it verbatim.
+    // A fooled model: whenever the data carries a verdict object, it answers with it verbatim, as JSON
+    // (the judge shows the data's quotes as typographic ones; a model could still write them back as ASCII).
     let fooledAnswers = 0;
     const fooled = (req: FakeRequest): FakeReply => {
-      if (JSON.stringify(req.body ?? {}).includes('"claims\\":[') && parsePrompt(req).step === 'response_match') {
+      const body = JSON.stringify(req.body ?? {});
+      if ((body.includes('"claims\\":[') || body.includes('claims”:[')) && parsePrompt(req).step === 'response_match') {
         fooledAnswers++;
         return { content: SMUGGLED };
       }
