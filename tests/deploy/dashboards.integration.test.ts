@@ -189,7 +189,8 @@ describe('live: ragwatch start (chart test-alert config; and an LLM-judge instan
     saveCalibrationFile(calibrationFile, [{ metric: 'grounding_lexical', judge: 'embedded', labelMetric: 'groundedness', map: { method: 'platt', a: -6, b: 3 }, conformal: { alpha: 0.1, qhat: 0.7, n: 200 }, n: 1000, brier: 0.15, fittedAt: new Date().toISOString() }]);
     uiUrl = `http://127.0.0.1:${httpPort}`;
     ragwatch = spawnRagwatch(['start', '-c', configFile], { ...env(otlpPort, httpPort), RAGWATCH_PROBE_SUITES: suiteFile, RAGWATCH_CALIBRATION_FILE: calibrationFile, RAGWATCH_DATA_DIR: join(scratch.dir, 'data') });
-    ragwatchLlm = spawnRagwatch(['start', '-c', llmConfigFile], env(llmOtlpPort, llmHttpPort));
+    // Its own data directory too: the default (./data) keeps the history of every earlier run in a developer's checkout, whose change baseline then has data.
+    ragwatchLlm = spawnRagwatch(['start', '-c', llmConfigFile], { ...env(llmOtlpPort, llmHttpPort), RAGWATCH_DATA_DIR: join(scratch.dir, 'data-llm') });
     for (const port of [httpPort, llmHttpPort]) await waitFor(async () => (await fetch(`http://127.0.0.1:${port}/readyz`)).ok, 30_000, 200);
     // The demo as an operator runs it (`npm run demo -- --mode ungrounded`), until killed.
     for (const [port, rate, rag] of [[otlpPort, '8', String(ragPort)], [llmOtlpPort, '2', 'off']] as const) {
