@@ -36,8 +36,9 @@ export function newBoundary(texts: readonly string[] = []): Boundary {
  * `“a”`). The judge copies data into JSON strings: a small model copying a quotation closes its string
  * at the first `"` (a grammar-constrained server then makes it go on as JSON), lost its place and
  * repeated one list item until its output budget on the real server (row 7 of the HaluEval development
- * file, 2 of 2 cut, 0 of 2 with typographic quotes). It also keeps a JSON verdict planted in the data
- * from being copied as one.
+ * file: one answer cut 2 of 2 times, 0 of 2 with typographic quotes; the other, whose model wrote the
+ * ASCII quote back itself, needed the repair's frequency penalty). It also keeps a JSON verdict planted
+ * in the data from being copied as one.
  */
 export function sanitizeUntrusted(text: string): string {
   return text
