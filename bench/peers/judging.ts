@@ -3,19 +3,21 @@
  * each row gives two triplets, its right answer, label 1, and its hallucinated one, label 0) judged for
  * faithfulness / groundedness and answer relevancy by ragwatch's LLM judge, RAGAS (Faithfulness,
  * AnswerRelevancy — ResponseRelevancy before 0.4) and DeepEval (FaithfulnessMetric, AnswerRelevancyMetric),
- * one tool after the other against the same model on the same OpenAI-compatible server, every call
- * through one counting proxy (bench/peers/llm-proxy.ts); and ragwatch's embedded judge (no LLM).
+ * the tools taking turns row by row against the same model on the same OpenAI-compatible server, every
+ * call through one counting proxy (bench/peers/llm-proxy.ts); and ragwatch's embedded judge (no LLM).
+ * Each judgment is a record (`JudgmentRecord`) as it happens, so a run stopped after k rows compares the
+ * tools on those k rows, and a later one resumes with `--offset`.
  */
 import { auc as rankAuc } from '../../src/calibration/measures.ts';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EmbeddedJudge } from '../../src/judges/embedded/embedded-judge.ts';
 import { LlmJudge } from '../../src/judges/llm/llm-judge.ts';
 import type { SentenceEmbedder } from '../../src/judges/types.ts';
 import type { SampledTriplet } from '../../src/triplet.ts';
-import type { LlmProxy, Tally } from './llm-proxy.ts';
+import type { LlmProxy } from './llm-proxy.ts';
 
 /** One triplet of the set, with its label. */
 export interface LabelledTriplet {
@@ -43,16 +45,30 @@ export function haluevalTriplets(file: string, n: number): LabelledTriplet[] {
   ]).slice(0, n);
 }
 
-/** One tool's judgments: per triplet a score per metric (undefined: failed or unparseable). */
-export interface ToolRun {
+/** One tool's judgment of one triplet and what it cost: a line of `--out`. */
+export interface JudgmentRecord {
   tool: string;
-  /** Its metric names for faithfulness / groundedness and answer relevancy. */
-  metrics: { faithfulness: string; relevancy: string };
-  scores: Map<string, Record<string, number | undefined>>;
-  tally: Tally;
-  wallS: number;
-  /** Why judgments failed (first few). */
+  id: string;
+  row: number;
+  label: 0 | 1;
+  /** Faithfulness / groundedness (absent: failed, unparseable or skipped). */
+  faithfulness?: number;
+  /** Answer relevancy (absent: failed, unparseable or skipped). */
+  relevancy?: number;
+  calls: number;
+  failedCalls: number;
+  inputTokens: number;
+  outputTokens: number;
+  seconds: number;
+  /** Why a judgment has no score. */
   errors: string[];
+}
+
+/** A tool that judges one triplet at a time (the tools take turns row by row, so a stopped run is still a fair comparison). */
+export interface TripletJudge {
+  tool: string;
+  judge(t: LabelledTriplet): Promise<Pick<JudgmentRecord, 'faithfulness' | 'relevancy' | 'errors'>>;
+  close(): Promise<void>;
 }
 
 const sampled = (t: LabelledTriplet): SampledTriplet => ({
@@ -61,84 +77,119 @@ const sampled = (t: LabelledTriplet): SampledTriplet => ({
   sampling: { weight: 1, stratum: 'all', rule: 'all' },
 });
 
-/** ragwatch's LLM judge through the proxy (its caches as deployed: source facts are shared by a row's two answers). */
-export async function runRagwatchLlm(triplets: LabelledTriplet[], proxy: LlmProxy, model: string, embedder: SentenceEmbedder): Promise<ToolRun> {
-  const judge = new LlmJudge({ baseUrl: proxy.baseUrl, apiKey: 'peer-bench', model, embedder, maxConcurrentRequests: 1 });
+const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
+
+/**
+ * ragwatch's LLM judge through the proxy (its caches as deployed: source facts are shared by a row's two
+ * answers). Relevancy is THELMA's response precision (the share of the answer's claims relevant to the
+ * question), what DeepEval's AnswerRelevancyMetric computes; the LLM judge has no `answer_relevancy`.
+ */
+export async function ragwatchLlmJudge(proxy: LlmProxy, model: string, embedder: SentenceEmbedder, sourceMetrics = true): Promise<TripletJudge> {
+  const judge = new LlmJudge({ baseUrl: proxy.baseUrl, apiKey: 'peer-bench', model, embedder, maxConcurrentRequests: 1, sourceMetrics });
   await judge.init();
-  const tally = proxy.count('ragwatch');
-  const scores = new Map<string, Record<string, number | undefined>>();
-  const errors: string[] = [];
-  const t0 = performance.now();
-  for (const t of triplets) {
-    const r = await judge.score(sampled(t));
-    if (r.ok) {
-      scores.set(t.id, r.scores as Record<string, number | undefined>);
+  return {
+    // `ragwatch_answer`: `judge.llm.sourceMetrics: false`, the answer's metrics only (two calls), as the peers judge.
+    tool: sourceMetrics ? 'ragwatch' : 'ragwatch_answer',
+    judge: async (t) => {
+      const r = await judge.score(sampled(t));
+      if (!r.ok) return { errors: [r.error.message.slice(0, 300)] };
       // A metric skipped (e.g. no claims in a two-word answer) is a judgment without a score: say why.
-      for (const m of ['groundedness', 'response_precision']) if (r.scores[m] === undefined && errors.length < 5) errors.push(`${t.id} ${m} skipped: ${JSON.stringify(r.skipped[m])}`);
-    } else {
-      scores.set(t.id, {});
-      if (errors.length < 5) errors.push(r.error.message.slice(0, 300));
-    }
-    process.stderr.write(`peers judging ragwatch: ${scores.size}/${triplets.length} (${tally.calls} calls)\n`);
-  }
-  const wallS = (performance.now() - t0) / 1000;
-  await judge.shutdown();
-  // THELMA's response precision (the share of the answer's claims relevant to the question) is what
-  // DeepEval's AnswerRelevancyMetric computes; the LLM judge has no metric named answer_relevancy.
-  return { tool: 'ragwatch', metrics: { faithfulness: 'groundedness', relevancy: 'response_precision' }, scores, tally: { ...tally }, wallS, errors };
+      const errors = ['groundedness', 'response_precision'].filter((m) => r.scores[m] === undefined).map((m) => `${m} skipped: ${JSON.stringify(r.skipped[m])}`);
+      return { faithfulness: num(r.scores.groundedness), relevancy: num(r.scores.response_precision), errors };
+    },
+    close: () => judge.shutdown(),
+  };
 }
 
 /** ragwatch's embedded judge (no LLM: the bundled sentence model and the lexical grounding check). */
-export async function runRagwatchEmbedded(triplets: LabelledTriplet[]): Promise<ToolRun> {
+export async function ragwatchEmbeddedJudge(): Promise<TripletJudge> {
   const judge = new EmbeddedJudge();
   await judge.init();
-  const scores = new Map<string, Record<string, number | undefined>>();
-  const errors: string[] = [];
-  const t0 = performance.now();
-  for (const t of triplets) {
-    const r = await judge.score(sampled(t));
-    scores.set(t.id, r.ok ? (r.scores as Record<string, number | undefined>) : {});
-    if (!r.ok && errors.length < 5) errors.push(r.error.message);
-  }
-  const wallS = (performance.now() - t0) / 1000;
-  await judge.shutdown();
-  return { tool: 'ragwatch_embedded', metrics: { faithfulness: 'grounding_lexical', relevancy: 'answer_relevancy' }, scores, tally: { calls: 0, failedCalls: 0, inputTokens: 0, outputTokens: 0, embeddingCalls: 0 }, wallS, errors };
+  return {
+    tool: 'ragwatch_embedded',
+    judge: async (t) => {
+      const r = await judge.score(sampled(t));
+      if (!r.ok) return { errors: [r.error.message] };
+      return { faithfulness: num(r.scores.grounding_lexical), relevancy: num(r.scores.answer_relevancy), errors: [] };
+    },
+    close: () => judge.shutdown(),
+  };
 }
 
-/** A Python peer (bench/peers/python/<tool>_judge.py in its own environment) through the proxy. */
-export async function runPythonPeer(tool: 'ragas' | 'deepeval', venv: string, triplets: LabelledTriplet[], proxy: LlmProxy, model: string): Promise<ToolRun> {
+/**
+ * A Python peer (bench/peers/python/<tool>_judge.py in its own environment), one long-lived process fed
+ * a triplet at a time on stdin, its LLM calls through the proxy.
+ */
+export function pythonPeerJudge(tool: 'ragas' | 'deepeval', venv: string, proxy: LlmProxy, model: string): TripletJudge {
+  // Its own working directory and HOME: the tools write caches and settings files there, not in the clone.
   const dir = mkdtempSync(join(tmpdir(), `rw-peer-${tool}-`));
-  const input = join(dir, 'triplets.jsonl');
-  writeFileSync(input, triplets.map((t) => JSON.stringify({ id: t.id, question: t.question, contexts: t.contexts, answer: t.answer })).join('\n') + '\n');
   const script = new URL(`./python/${tool}_judge.py`, import.meta.url).pathname;
-  const tally = proxy.count(tool);
-  const scores = new Map<string, Record<string, number | undefined>>();
-  const errors: string[] = [];
-  const t0 = performance.now();
-  await new Promise<void>((resolve, reject) => {
-    // Its own working directory and HOME: the tools write caches and settings files there, not in the clone.
-    const child = spawn(join(venv, 'bin', 'python'), [script, input, '--base-url', proxy.baseUrl, '--model', model], { cwd: dir, env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: dir }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let buf = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => {
-      buf += d.toString();
-      let nl;
-      while ((nl = buf.indexOf('\n')) >= 0) {
-        const line = buf.slice(0, nl);
-        buf = buf.slice(nl + 1);
-        if (!line.startsWith('{')) continue;
-        const o = JSON.parse(line) as { id: string; faithfulness: number | null; answer_relevancy: number | null; errors: Record<string, string> };
-        scores.set(o.id, { faithfulness: o.faithfulness ?? undefined, answer_relevancy: o.answer_relevancy ?? undefined });
-        for (const [m, e] of Object.entries(o.errors)) if (errors.length < 5) errors.push(`${m}: ${e}`);
-        process.stderr.write(`peers judging ${tool}: ${scores.size}/${triplets.length} (${tally.calls} calls)\n`);
-      }
-    });
-    child.stderr.on('data', (d: Buffer) => void (stderr = (stderr + d.toString()).slice(-3000)));
-    child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`${tool} exited ${code}: ${stderr}`))));
+  const child = spawn(join(venv, 'bin', 'python'), [script, '--base-url', proxy.baseUrl, '--model', model], { cwd: dir, env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: dir }, stdio: ['pipe', 'pipe', 'pipe'] });
+  let waiting: { resolve: (o: PeerLine) => void; reject: (e: Error) => void } | undefined;
+  let buf = '';
+  let stderr = '';
+  let exited: Error | undefined;
+  child.stdout.on('data', (d: Buffer) => {
+    buf += d.toString();
+    let nl;
+    while ((nl = buf.indexOf('\n')) >= 0) {
+      const line = buf.slice(0, nl);
+      buf = buf.slice(nl + 1);
+      if (line.startsWith('{')) waiting?.resolve(JSON.parse(line) as PeerLine);
+    }
   });
-  const wallS = (performance.now() - t0) / 1000;
-  rmSync(dir, { recursive: true, force: true });
-  return { tool, metrics: { faithfulness: 'faithfulness', relevancy: 'answer_relevancy' }, scores, tally: { ...tally }, wallS, errors };
+  child.stderr.on('data', (d: Buffer) => void (stderr = (stderr + d.toString()).slice(-3000)));
+  child.on('exit', (code) => {
+    exited = new Error(`${tool} exited ${code}: ${stderr}`);
+    waiting?.reject(exited);
+  });
+  return {
+    tool,
+    judge: async (t) => {
+      if (exited) throw exited;
+      const o = await new Promise<PeerLine>((resolve, reject) => {
+        waiting = { resolve, reject };
+        child.stdin.write(JSON.stringify({ id: t.id, question: t.question, contexts: t.contexts, answer: t.answer }) + '\n');
+      });
+      waiting = undefined;
+      return { faithfulness: num(o.faithfulness), relevancy: num(o.answer_relevancy), errors: Object.entries(o.errors).map(([m, e]) => `${m}: ${e}`) };
+    },
+    close: async () => {
+      if (!exited) {
+        child.stdin.end();
+        await new Promise((r) => child.once('exit', r));
+      }
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+interface PeerLine {
+  id: string;
+  faithfulness: number | null;
+  answer_relevancy: number | null;
+  errors: Record<string, string>;
+}
+
+/** Judges `t` with `judge`, counting its calls and tokens at the proxy (tools run one at a time). */
+export async function judgeTriplet(judge: TripletJudge, proxy: LlmProxy | undefined, t: LabelledTriplet): Promise<JudgmentRecord> {
+  const tally = proxy?.count(judge.tool) ?? { calls: 0, failedCalls: 0, inputTokens: 0, outputTokens: 0, embeddingCalls: 0 };
+  const t0 = performance.now();
+  const r = await judge.judge(t).catch((e: unknown) => ({ errors: [String(e instanceof Error ? e.message : e).slice(0, 300)] }) as Awaited<ReturnType<TripletJudge['judge']>>);
+  const seconds = (performance.now() - t0) / 1000;
+  return { tool: judge.tool, id: t.id, row: t.row, label: t.label, ...r, calls: tally.calls, failedCalls: tally.failedCalls, inputTokens: tally.inputTokens, outputTokens: tally.outputTokens, seconds };
+}
+
+/**
+ * A record of `scripts/llm-judge-real.ts` (issue 51's run of ragwatch's LLM judge on the same file and
+ * server) as a peer-bench record, so a judging run of the peers alone can be read beside it.
+ */
+export function fromLlmJudgeReal(o: { row: number; label: 0 | 1; ok: boolean; scores?: Record<string, number>; calls: number; inputTokens: number; outputTokens: number; seconds: number; error?: string }): JudgmentRecord {
+  return {
+    tool: 'ragwatch', id: `h${o.row}-${o.label === 1 ? 'right' : 'hallucinated'}`, row: o.row, label: o.label,
+    faithfulness: num(o.scores?.groundedness), relevancy: num(o.scores?.response_precision),
+    calls: o.calls, failedCalls: 0, inputTokens: o.inputTokens, outputTokens: o.outputTokens, seconds: o.seconds, errors: o.ok ? [] : [o.error ?? 'failed'],
+  };
 }
 
 /** ROC-AUC of `pos` over `neg` (Mann–Whitney, ties ½; calibration's rank AUC); undefined without both classes. */
@@ -165,29 +216,41 @@ export interface JudgingSummary {
   lengthMatchedPairs: number;
 }
 
-/** Costs, failures and AUCs of a run. A failed judgment is left out of the AUC (and counted). */
-export function summarize(run: ToolRun, triplets: LabelledTriplet[]): JudgingSummary {
-  const n = triplets.length;
-  let failed = 0;
-  for (const t of triplets) for (const m of [run.metrics.faithfulness, run.metrics.relevancy]) if (typeof run.scores.get(t.id)?.[m] !== 'number') failed++;
-  const aucOf = (metric: string, subset: LabelledTriplet[]) => {
-    const of = (label: 0 | 1) => subset.filter((t) => t.label === label).map((t) => run.scores.get(t.id)?.[metric]).filter((v): v is number => typeof v === 'number');
-    return auc(of(1), of(0));
+/**
+ * Costs, failures and AUCs of one tool's records, on the triplets every tool judged (`common`: a stopped
+ * or resumed run compares like with like). A failed judgment is left out of the AUC (and counted).
+ */
+export function summarize(tool: string, records: JudgmentRecord[], common: LabelledTriplet[]): JudgingSummary {
+  const n = common.length;
+  const of = new Map(records.filter((r) => r.tool === tool).map((r) => [r.id, r]));
+  const mine = common.map((t) => of.get(t.id)!);
+  const sum = (f: (r: JudgmentRecord) => number) => mine.reduce((a, r) => a + f(r), 0);
+  const failed = mine.reduce((a, r) => a + (r.faithfulness === undefined ? 1 : 0) + (r.relevancy === undefined ? 1 : 0), 0);
+  const aucOf = (metric: 'faithfulness' | 'relevancy', subset: LabelledTriplet[]) => {
+    const values = (label: 0 | 1) => subset.filter((t) => t.label === label).map((t) => of.get(t.id)?.[metric]).filter((v): v is number => typeof v === 'number');
+    return auc(values(1), values(0));
   };
   const byRow = new Map<number, LabelledTriplet[]>();
-  for (const t of triplets) byRow.set(t.row, [...(byRow.get(t.row) ?? []), t]);
+  for (const t of common) byRow.set(t.row, [...(byRow.get(t.row) ?? []), t]);
   const matched = [...byRow.values()].filter((p) => p.length === 2 && Math.abs(words(p[0]!.answer) - words(p[1]!.answer)) <= 1).flat();
   return {
-    tool: run.tool,
+    tool,
     triplets: n,
-    callsPerTriplet: run.tally.calls / n,
-    inputTokensPerTriplet: run.tally.inputTokens / n,
-    outputTokensPerTriplet: run.tally.outputTokens / n,
-    wallSPerTriplet: run.wallS / n,
+    callsPerTriplet: sum((r) => r.calls) / n,
+    inputTokensPerTriplet: sum((r) => r.inputTokens) / n,
+    outputTokensPerTriplet: sum((r) => r.outputTokens) / n,
+    wallSPerTriplet: sum((r) => r.seconds) / n,
     failedJudgments: failed,
-    faithfulnessAuc: aucOf(run.metrics.faithfulness, triplets),
-    relevancyAuc: aucOf(run.metrics.relevancy, triplets),
-    faithfulnessAucLengthMatched: aucOf(run.metrics.faithfulness, matched),
+    faithfulnessAuc: aucOf('faithfulness', common),
+    relevancyAuc: aucOf('relevancy', common),
+    faithfulnessAucLengthMatched: aucOf('faithfulness', matched),
     lengthMatchedPairs: matched.length / 2,
   };
+}
+
+/** The triplets of `triplets` that every tool of `records` judged. */
+export function commonTriplets(records: JudgmentRecord[], triplets: LabelledTriplet[]): LabelledTriplet[] {
+  const tools = [...new Set(records.map((r) => r.tool))];
+  const judged = new Map(tools.map((tool) => [tool, new Set(records.filter((r) => r.tool === tool).map((r) => r.id))]));
+  return triplets.filter((t) => tools.length > 0 && tools.every((tool) => judged.get(tool)!.has(t.id)));
 }

@@ -18,19 +18,22 @@
  *   node bench/peers/main.ts --quick               CI: ingest 1,200 spans and 10 s; judging skipped (says why) unless --base-url
  *   node bench/peers/main.ts --base-url http://127.0.0.1:8080/v1 --model NAME   judge against a running server
  *   node bench/peers/main.ts --skip-ingest --triplets 10   only the judging half, 10 triplets
+ *   node bench/peers/main.ts --skip-ingest --out r.jsonl [--offset 40]   each judgment appended to r.jsonl (resume at triplet 40)
+ *   node bench/peers/main.ts --skip-ingest --summarize r.jsonl [--summarize ragwatch.jsonl]   the figures of recorded runs
  *
  * Without --base-url the judging half starts llama.cpp's server (tests/helpers/llama-server.ts) on the
  * test model (scripts/models/fetch-test-model.sh). A 1.5B model on CPU answers in seconds to tens of
  * seconds per call: 100 triplets through three tools take hours on 2 cores.
  */
 import { spawnSync } from 'node:child_process';
+import { appendFileSync, readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { loadEmbeddingModel } from '../../src/judges/embedded/model.ts';
 import { llamaServerVenv, startLlamaServer, type LlamaServer } from '../../tests/helpers/llama-server.ts';
 import { testModel } from '../../tests/helpers/test-model.ts';
 import { emit, QUICK, type Figure } from '../lib.ts';
 import { burst, fixedRate, ragBodies, startServer, type BurstResult, type FixedRateResult } from './ingest.ts';
-import { haluevalTriplets, runPythonPeer, runRagwatchEmbedded, runRagwatchLlm, summarize, type JudgingSummary } from './judging.ts';
+import { commonTriplets, fromLlmJudgeReal, haluevalTriplets, judgeTriplet, pythonPeerJudge, ragwatchEmbeddedJudge, ragwatchLlmJudge, summarize, type JudgingSummary, type JudgmentRecord, type LabelledTriplet, type TripletJudge } from './judging.ts';
 import { startLlmProxy } from './llm-proxy.ts';
 
 const { values: args } = parseArgs({
@@ -41,7 +44,13 @@ const { values: args } = parseArgs({
     'base-url': { type: 'string' },
     model: { type: 'string' },
     triplets: { type: 'string' },
-    /** Judging: only these tools (comma-separated: ragwatch, ragas, deepeval, ragwatch_embedded). */
+    /** Judging: start at this triplet of the file (resume a stopped run; records append to --out). */
+    offset: { type: 'string', default: '0' },
+    /** Judging: append each judgment as a JSON line to this file as it happens. */
+    out: { type: 'string' },
+    /** Judging: no run; report the records of these files (--out's, or scripts/llm-judge-real.ts's as ragwatch's). */
+    summarize: { type: 'string', multiple: true },
+    /** Judging: only these tools (comma-separated: ragwatch, ragwatch_answer — judge.llm.sourceMetrics false —, ragas, deepeval, ragwatch_embedded). */
     tools: { type: 'string', default: 'ragwatch,ragas,deepeval,ragwatch_embedded' },
     spans: { type: 'string' },
     'fixed-seconds': { type: 'string' },
@@ -116,8 +125,44 @@ async function ingest(): Promise<void> {
   report('fixed_rate_spans_per_s', 'spans/s', 'higher', of(fixed, (f) => f.spansPerS));
 }
 
+/** Reads records written by `--out` (and `scripts/llm-judge-real.ts`'s, as ragwatch's) from `files`. */
+function readRecords(files: string[]): JudgmentRecord[] {
+  return files.flatMap((f) => readFileSync(f, 'utf8').split('\n').filter((l) => l.startsWith('{')).map((l) => {
+    const o = JSON.parse(l) as JudgmentRecord & Parameters<typeof fromLlmJudgeReal>[0];
+    return typeof o.tool === 'string' ? o : fromLlmJudgeReal(o);
+  }));
+}
+
+/** Prints the summary of each tool and one figure line per figure and tool, on the triplets all judged. */
+function reportJudging(records: JudgmentRecord[], triplets: LabelledTriplet[]): void {
+  const common = commonTriplets(records, triplets);
+  if (common.length === 0) {
+    process.stderr.write('peers judging: no triplet judged by every tool; nothing to report\n');
+    return;
+  }
+  const tools = [...new Set(records.map((r) => r.tool))];
+  const summaries = tools.map((tool) => summarize(tool, records, common));
+  for (const s of summaries) process.stderr.write(`peers judging ${s.tool}: ${JSON.stringify(s)}\n`);
+  const by = (f: (s: JudgingSummary) => number | undefined, onlyLlm = false) => Object.fromEntries(summaries.filter((s) => !onlyLlm || s.tool !== 'ragwatch_embedded').map((s) => [s.tool, f(s)]));
+  report('judge_triplets', 'triplets', 'higher', by((s) => s.triplets));
+  report('judge_llm_calls_per_triplet', 'calls', 'lower', by((s) => s.callsPerTriplet, true));
+  report('judge_input_tokens_per_triplet', 'tokens', 'lower', by((s) => s.inputTokensPerTriplet, true));
+  report('judge_output_tokens_per_triplet', 'tokens', 'lower', by((s) => s.outputTokensPerTriplet, true));
+  report('judge_wall_s_per_triplet', 's', 'lower', by((s) => s.wallSPerTriplet));
+  report('judge_failed_judgments', 'judgments', 'lower', by((s) => s.failedJudgments));
+  report('judge_faithfulness_auc', 'AUC', 'higher', by((s) => s.faithfulnessAuc));
+  report('judge_faithfulness_auc_length_matched', 'AUC', 'higher', by((s) => s.faithfulnessAucLengthMatched));
+  report('judge_relevancy_auc', 'AUC', 'higher', by((s) => s.relevancyAuc));
+}
+
 async function judging(): Promise<void> {
   const n = Number(args.triplets ?? (QUICK ? 2 : 100));
+  const offset = Number(args.offset);
+  const all = haluevalTriplets(args.file, offset + n);
+  if (args.summarize) {
+    reportJudging(readRecords(args.summarize), haluevalTriplets(args.file, Number.MAX_SAFE_INTEGER));
+    return;
+  }
   if (QUICK && !args['base-url']) {
     process.stderr.write('peers judging: skipped in quick mode — every call goes through a 1.5B model on CPU (seconds to tens of seconds each; 100 triplets × 3 tools take hours). Run it with --base-url URL --model NAME, or without --quick.\n');
     return;
@@ -134,40 +179,38 @@ async function judging(): Promise<void> {
     model = server.model;
   }
   if (!model) throw new Error('peers judging: --model is required with --base-url');
-  const envs = peerEnvs(['ragas', 'deepeval']);
+  const tools = args.tools.split(',');
+  const envs = peerEnvs(tools.filter((t) => t === 'ragas' || t === 'deepeval'));
   const embedder = await loadEmbeddingModel();
   const proxy = await startLlmProxy(baseUrl, embedder);
-  const triplets = haluevalTriplets(args.file, n);
-  process.stderr.write(`peers judging: ${triplets.length} triplets of ${args.file}, model ${model} at ${baseUrl}\n`);
-  const summaries: JudgingSummary[] = [];
+  const triplets = all.slice(offset);
+  process.stderr.write(`peers judging: triplets ${offset}–${offset + triplets.length - 1} of ${args.file}, tools ${tools.join(', ')} taking turns row by row, model ${model} at ${baseUrl}${args.out ? `, records to ${args.out}` : ''}\n`);
+  const judges: TripletJudge[] = [];
+  const records: JudgmentRecord[] = [];
   try {
-    const runs = {
-      ragwatch: () => runRagwatchLlm(triplets, proxy, model, embedder),
-      ragas: () => runPythonPeer('ragas', envs.get('ragas')!, triplets, proxy, model),
-      deepeval: () => runPythonPeer('deepeval', envs.get('deepeval')!, triplets, proxy, model),
-      ragwatch_embedded: () => runRagwatchEmbedded(triplets),
-    };
-    for (const [tool, run] of Object.entries(runs)) {
-      if (!args.tools.split(',').includes(tool)) continue;
-      const r = await run();
-      const s = summarize(r, triplets);
-      summaries.push(s);
-      const scores = Object.fromEntries([...r.scores].map(([id, sc]) => [id, { faithfulness: sc[r.metrics.faithfulness], relevancy: sc[r.metrics.relevancy] }]));
-      process.stderr.write(`peers judging ${r.tool}: ${JSON.stringify({ ...s, tally: r.tally, errors: r.errors, scores })}\n`);
+    for (const tool of tools) {
+      if (tool === 'ragwatch' || tool === 'ragwatch_answer') judges.push(await ragwatchLlmJudge(proxy, model, embedder, tool === 'ragwatch'));
+      else if (tool === 'ragas' || tool === 'deepeval') judges.push(pythonPeerJudge(tool, envs.get(tool)!, proxy, model));
+      else if (tool === 'ragwatch_embedded') judges.push(await ragwatchEmbeddedJudge());
+      else throw new Error(`peers judging: unknown tool ${tool} (--tools: ragwatch, ragwatch_answer, ragas, deepeval, ragwatch_embedded)`);
+    }
+    const rows = [...new Set(triplets.map((t) => t.row))];
+    for (const row of rows) {
+      for (const judge of judges) {
+        for (const t of triplets.filter((x) => x.row === row)) {
+          const r = await judgeTriplet(judge, judge.tool === 'ragwatch_embedded' ? undefined : proxy, t);
+          records.push(r);
+          if (args.out) appendFileSync(args.out, JSON.stringify(r) + '\n');
+          process.stderr.write(`peers judging ${r.tool} ${r.id}: ${JSON.stringify({ faithfulness: r.faithfulness, relevancy: r.relevancy, calls: r.calls, s: Math.round(r.seconds), errors: r.errors })}\n`);
+        }
+      }
     }
   } finally {
+    for (const j of judges) await j.close();
     await proxy.close();
     await server?.stop();
   }
-  const by = (f: (s: JudgingSummary) => number | undefined, onlyLlm = false) => Object.fromEntries(summaries.filter((s) => !onlyLlm || s.tool !== 'ragwatch_embedded').map((s) => [s.tool, f(s)]));
-  report('judge_llm_calls_per_triplet', 'calls', 'lower', by((s) => s.callsPerTriplet, true));
-  report('judge_input_tokens_per_triplet', 'tokens', 'lower', by((s) => s.inputTokensPerTriplet, true));
-  report('judge_output_tokens_per_triplet', 'tokens', 'lower', by((s) => s.outputTokensPerTriplet, true));
-  report('judge_wall_s_per_triplet', 's', 'lower', by((s) => s.wallSPerTriplet));
-  report('judge_failed_judgments', 'judgments', 'lower', by((s) => s.failedJudgments));
-  report('judge_faithfulness_auc', 'AUC', 'higher', by((s) => s.faithfulnessAuc));
-  report('judge_faithfulness_auc_length_matched', 'AUC', 'higher', by((s) => s.faithfulnessAucLengthMatched));
-  report('judge_relevancy_auc', 'AUC', 'higher', by((s) => s.relevancyAuc));
+  reportJudging(records, triplets);
 }
 
 if (!args['skip-ingest']) await ingest();

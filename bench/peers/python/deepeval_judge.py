@@ -1,13 +1,14 @@
 """DeepEval (deepeval 4.3.1, its own pinned environment: bench/peers/setup.sh) on the peer bench's triplets.
 
-Reads JSON lines {id, question, contexts, answer} from argv[1]; writes one JSON line per triplet to
-stdout: {id, faithfulness, answer_relevancy, errors}. Metrics: FaithfulnessMetric and
+Reads JSON lines {id, question, contexts, answer} from stdin as they come (the harness sends the next
+triplet after the answer to the last, so tools can take turns row by row); writes one JSON line per
+triplet to stdout: {id, faithfulness, answer_relevancy, errors}. Metrics: FaithfulnessMetric and
 AnswerRelevancyMetric with their defaults (threshold 0.5, include_reason=True), the LLM through
 DeepEval's LocalModel (its documented client for OpenAI-compatible local servers) at --base-url.
 Triplets one after another, synchronous measure() (the server runs one request at a time); DeepEval's
 own retry policy applies; a metric that still raises is recorded as an error for that triplet.
 """
-import argparse, json, os, time
+import argparse, json, os, sys, time
 
 os.environ.setdefault("DEEPEVAL_TELEMETRY_OPT_OUT", "1")
 os.environ.setdefault("DEEPEVAL_UPDATE_WARNING_OPT_IN", "0")
@@ -19,13 +20,14 @@ from deepeval.test_case import LLMTestCase  # noqa: E402
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("triplets")
     ap.add_argument("--base-url", required=True)
     ap.add_argument("--model", required=True)
     ap.add_argument("--timeout", type=float, default=1800)
     a = ap.parse_args()
     model = LocalModel(model=a.model, base_url=a.base_url, api_key="peer-bench", timeout=a.timeout)
-    for line in open(a.triplets):
+    while line := sys.stdin.readline():
+        if not line.strip():
+            continue
         t = json.loads(line)
         case = LLMTestCase(input=t["question"], actual_output=t["answer"], retrieval_context=t["contexts"])
         out = {"id": t["id"], "errors": {}}

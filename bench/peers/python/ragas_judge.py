@@ -1,7 +1,8 @@
 """RAGAS (ragas 0.4.3, its own pinned environment: bench/peers/setup.sh) on the peer bench's triplets.
 
-Reads JSON lines {id, question, contexts, answer} from argv[1]; writes one JSON line per triplet to
-stdout: {id, faithfulness, answer_relevancy, errors}. Metrics: Faithfulness and AnswerRelevancy (RAGAS's
+Reads JSON lines {id, question, contexts, answer} from stdin as they come (the harness sends the next
+triplet after the answer to the last, so tools can take turns row by row); writes one JSON line per
+triplet to stdout: {id, faithfulness, answer_relevancy, errors}. Metrics: Faithfulness and AnswerRelevancy (RAGAS's
 ResponseRelevancy, strictness 3) from ragas.metrics.collections, the LLM through RAGAS's own
 llm_factory (instructor, JSON mode) on an OpenAI client at --base-url, the embeddings through its
 embedding_factory on the same base URL. Triplets one after another (the server runs one request at a
@@ -19,7 +20,6 @@ from ragas.metrics.collections import AnswerRelevancy, Faithfulness  # noqa: E40
 
 async def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("triplets")
     ap.add_argument("--base-url", required=True)
     ap.add_argument("--model", required=True)
     ap.add_argument("--timeout", type=float, default=1800)
@@ -29,7 +29,9 @@ async def main() -> None:
     embeddings = embedding_factory("openai", model="ragwatch-bundled", client=client)
     faithfulness = Faithfulness(llm=llm)
     relevancy = AnswerRelevancy(llm=llm, embeddings=embeddings)
-    for line in open(a.triplets):
+    while line := sys.stdin.readline():
+        if not line.strip():
+            continue
         t = json.loads(line)
         out = {"id": t["id"], "errors": {}}
         for name, metric, kwargs in (

@@ -25,6 +25,12 @@ const llmSection = z
      * does not fit with room for its answer fails as `context_exceeded` instead of being sent.
      */
     contextTokens: z.number().int().min(256).optional(),
+    /**
+     * Judge the retrieval as well as the answer: `source_precision`, `source_fact_precision` and
+     * `source_query_coverage`. `false`: two calls a triplet instead of three, a shorter first call (no
+     * source facts), and those three metrics skipped as `disabled`. Default true.
+     */
+    sourceMetrics: z.boolean().default(true),
     /** Retries of one request on 408/409/425/429/5xx, timeouts and network errors. Default 3. */
     maxRetries: z.number().int().min(0).max(10).default(3),
     /** First backoff delay in milliseconds (doubles per retry, full jitter). Default 500. */

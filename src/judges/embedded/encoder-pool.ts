@@ -13,6 +13,8 @@ import type { SentenceEmbedder } from '../types.ts';
 
 /** Length of an embedding. */
 export const EMBEDDING_DIMENSIONS = 512;
+/** How much nicer (lower in priority) than the thread that started it an embedding worker runs, on Linux. */
+export const WORKER_NICE_INCREMENT = 10;
 /** Default worker threads running the model: a triplet's sentences are split across them. */
 export const DEFAULT_EMBEDDING_THREADS = 2;
 

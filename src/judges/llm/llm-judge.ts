@@ -38,7 +38,16 @@ export interface LlmJudgeOptions extends LlmClientOptions {
   embeddingThreads?: number;
   /** The configured `llm` evaluators (`evaluators:` of `kind: llm`), judged in one extra call per triplet. Default none. */
   evaluators?: readonly LlmEvaluator[];
+  /**
+   * Judge the retrieval too: `source_precision`, `source_fact_precision` and `source_query_coverage`
+   * (the sources' facts in the first call, the source-match call). `false`: two calls a triplet instead
+   * of three and no source facts asked for; those three metrics are skipped as `disabled`. Default true.
+   */
+  sourceMetrics?: boolean;
 }
+
+/** The metrics only the source-match call (and the sources' facts) can score. */
+export const SOURCE_METRICS = ['source_precision', 'source_fact_precision', 'source_query_coverage'] as const;
 
 type Cached = Omit<JudgeScores, 'usage'>;
 
@@ -48,6 +57,7 @@ export class LlmJudge implements Judge {
   readonly #client: LlmClient;
   readonly #threshold: number;
   readonly #maxSentences: number;
+  readonly #sourceMetrics: boolean;
   readonly #facts: BoundedCache<string[]>;
   readonly #results: BoundedCache<Cached>;
   readonly #embedder: SentenceEmbedder;
@@ -63,6 +73,7 @@ export class LlmJudge implements Judge {
     this.model = this.#client.model;
     this.#threshold = options.similarityThreshold ?? 0.8;
     this.#maxSentences = options.maxSentences ?? 64;
+    this.#sourceMetrics = options.sourceMetrics ?? true;
     this.#facts = new BoundedCache(options.factCacheSize ?? 10_000);
     this.#results = new BoundedCache(options.resultCacheSize ?? 1000);
     const threads = options.embeddingThreads ?? DEFAULT_EMBEDDING_THREADS;
@@ -116,7 +127,7 @@ export class LlmJudge implements Judge {
     let query = triplet.query;
     // An uncondensed follow-up is graded with its earlier turns: the decompose call rewrites it to stand alone.
     const history = triplet.conversation && triplet.conversation.typedQuery === undefined ? triplet.conversation.history : [];
-    const resultKey = contentHash('result', PROMPT_VERSION, this.model, String(this.#threshold), query, response, ...triplet.sources.map((s) => s.content), ...history.map((t) => `${t.role}:${t.content}`));
+    const resultKey = contentHash('result', PROMPT_VERSION, this.model, String(this.#threshold), String(this.#sourceMetrics), query, response, ...triplet.sources.map((s) => s.content), ...history.map((t) => `${t.role}:${t.content}`));
     const hit = this.#results.get(resultKey);
     if (hit) return { ok: true, ...structuredClone(hit), usage };
 
@@ -126,7 +137,7 @@ export class LlmJudge implements Judge {
       const cached = this.#facts.get(s.factKey);
       if (cached) facts.set(s.id, cached);
     }
-    const missing = sources.filter((s) => !facts.has(s.id));
+    const missing = this.#sourceMetrics ? sources.filter((s) => !facts.has(s.id)) : [];
     const hasResponse = response.trim() !== '';
     // Skip reasons become label values: keep them a closed set (the error itself is not a label).
     const sdPromise = scoreSelfDistinctness((t) => this.#embedder.embed(t), splitSentences(response).slice(0, this.#maxSentences), this.#threshold).catch(
@@ -155,7 +166,7 @@ export class LlmJudge implements Judge {
     const needResponseMatch = hasResponse;
     const [rm, sm] = await Promise.all([
       needResponseMatch ? this.#run(responseMatchStep(query, response, sources, claims, hasResponse ? subQuestions : []), usage, signal) : undefined,
-      sources.length > 0 ? this.#run(sourceMatchStep(query, withFacts, subQuestions), usage, signal) : undefined,
+      this.#sourceMetrics && sources.length > 0 ? this.#run(sourceMatchStep(query, withFacts, subQuestions), usage, signal) : undefined,
     ]);
     if (rm && !rm.ok) return rm;
     if (sm && !sm.ok) return sm;
@@ -173,16 +184,23 @@ export class LlmJudge implements Judge {
       if (byResponse !== undefined) out.coveredByResponse = byResponse;
       return out;
     });
+    // Sources not judged (`sourceMetrics: false`) still ground the claims: placeholders keep them counted.
     const sourceVerdicts: SourceVerdicts[] = withFacts.map((s) => {
-      const v = sm!.value.sources.get(s.id)!;
-      return { index: s.index, essential: v.essential, facts: s.facts.map((f) => ({ text: f.text, essential: v.facts.get(f.id)! })) };
+      const v = sm?.value.sources.get(s.id);
+      return v ? { index: s.index, essential: v.essential, facts: s.facts.map((f) => ({ text: f.text, essential: v.facts.get(f.id)! })) } : { index: s.index, essential: false, facts: [] };
     });
     const { scores, skipped } = aggregateVerdicts({ claims: claimVerdicts, subQuestions: subQuestionVerdicts, sources: sourceVerdicts, hasResponse });
+    if (!this.#sourceMetrics) {
+      for (const m of SOURCE_METRICS) {
+        delete scores[m];
+        skipped[m] = 'disabled';
+      }
+    }
 
     const details: ScoreDetails = {
       claims: claimVerdicts.map((c) => ({ ...c })),
       subQuestions: subQuestionVerdicts,
-      sources: sourceVerdicts.map((s) => ({ index: s.index, essential: s.essential })),
+      sources: sm ? sourceVerdicts.map((s) => ({ index: s.index, essential: s.essential })) : [],
       redundantSentences: [],
     };
     if (query !== triplet.query) details.standaloneQuery = query;

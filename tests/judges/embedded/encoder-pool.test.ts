@@ -1,10 +1,10 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { getPriority, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RagwatchError } from '../../../src/errors.ts';
-import { EncoderPool, balanceByLength } from '../../../src/judges/embedded/encoder-pool.ts';
+import { EncoderPool, WORKER_NICE_INCREMENT, balanceByLength } from '../../../src/judges/embedded/encoder-pool.ts';
 import { loadLocalEncoder } from '../../../src/judges/embedded/local-model.ts';
 import type { SentenceEncoder } from '../../../src/judges/embedded/encoder.ts';
 
@@ -72,6 +72,16 @@ describe('EncoderPool with the bundled model', () => {
     expect(ours[1]!.every((x) => x === 0)).toBe(true);
     expect(await pool.embed([])).toEqual([]);
   }, 60_000);
+
+  // Linux keeps nice per thread: /proc/self/task/<tid>/stat's 19th field is each thread's.
+  it.runIf(process.platform === 'linux')('runs its model threads nicer than the thread that started them', () => {
+    const nice = readdirSync('/proc/self/task').map((tid) => Number(readFileSync(`/proc/self/task/${tid}/stat`, 'utf8').split(') ')[1]!.split(' ')[16]));
+    // (Run at nice 19 already, a test process has nothing nicer to give: the workers stay at 19.)
+    const expected = Math.min(19, getPriority() + WORKER_NICE_INCREMENT);
+    expect(nice.filter((n) => n === expected).length).toBeGreaterThanOrEqual(2);
+    expect(nice).toContain(getPriority());
+    if (getPriority() < 19) expect(nice.filter((n) => n === getPriority()).length).toBeLessThan(nice.length);
+  });
 
   it('does not block the event loop while the model runs', async () => {
     const texts = Array.from({ length: 16 }, (_, i) => `Sentence ${i} says the tower in the city of Vadodara was opened in ${1800 + i} and rings hourly.`);

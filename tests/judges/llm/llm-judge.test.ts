@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { loadConfig } from '../../../src/config/load.ts';
 import { aggregateVerdicts } from '../../../src/judges/aggregate.ts';
+import { createJudge } from '../../../src/judges/create.ts';
 import { EndpointEmbedder } from '../../../src/judges/llm/endpoint-embedder.ts';
 import { LlmJudge, type LlmJudgeOptions } from '../../../src/judges/llm/llm-judge.ts';
 import type { JudgeResult } from '../../../src/judges/types.ts';
@@ -89,6 +91,30 @@ describe('LlmJudge end to end through an OpenAI-compatible endpoint', () => {
     expect(same.usage.calls).toBe(0);
     expect(fake.requests).toHaveLength(0);
     expect(same.scores.response_self_distinctness).toBeCloseTo(1 / 3, 12);
+  });
+
+  it('sourceMetrics false: two calls, no source facts asked for, the answer metrics as with three, the retrieval metrics skipped as disabled', async () => {
+    const full = ok(await judge({ resultCacheSize: 0, factCacheSize: 0 }).judge.score(triplet(CLOCK_QUERY, CLOCK_SOURCES, CLOCK_RESPONSE)));
+    fake.requests.length = 0;
+    const r = ok(await judge({ sourceMetrics: false }).judge.score(triplet(CLOCK_QUERY, CLOCK_SOURCES, CLOCK_RESPONSE)));
+    expect(r.usage.calls).toBe(2);
+    const prompts = fake.requests.map(parsePrompt);
+    expect(prompts.map((p) => p.step).sort()).toEqual(['decompose', 'response_match']);
+    expect(prompts.find((p) => p.step === 'decompose')!.blocks.filter((b) => b.kind === 'source')).toHaveLength(0);
+    // The claims are still checked against every source.
+    expect(prompts.find((p) => p.step === 'response_match')!.blocks.filter((b) => b.kind === 'source')).toHaveLength(CLOCK_SOURCES.length);
+    expect(r.usage.inputTokens).toBeLessThan(full.usage.inputTokens * 0.8);
+    for (const m of ['groundedness', 'faithfulness', 'hallucination_free', 'response_precision', 'response_query_coverage', 'non_toxic', 'response_self_distinctness'] as const) expect(r.scores[m]).toBe(full.scores[m]);
+    expect(r.skipped).toMatchObject({ source_precision: 'disabled', source_fact_precision: 'disabled', source_query_coverage: 'disabled' });
+    for (const m of ['source_precision', 'source_fact_precision', 'source_query_coverage']) expect(r.scores).not.toHaveProperty(m);
+    expect(r.details.sources).toEqual([]);
+    expect(r.details.claims.every((c) => c.verdict !== undefined)).toBe(true);
+  });
+
+  it('judge.llm.sourceMetrics in the configuration reaches the judge', async () => {
+    const config = loadConfig({ env: {}, overrides: { judge: { kind: 'llm', baseUrl: fake.baseURL, apiKey: 'test', model: 'judge-model', llm: { sourceMetrics: false } } } });
+    expect(ok(await createJudge(config).score(triplet(CLOCK_QUERY, CLOCK_SOURCES, CLOCK_RESPONSE))).usage.calls).toBe(2);
+    expect(loadConfig({ env: {} }).judge.llm.sourceMetrics).toBe(true);
   });
 
   it('no sources and an empty response: skipped with reasons, fewer calls, nothing invented', async () => {
