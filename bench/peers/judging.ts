@@ -197,6 +197,12 @@ function auc(pos: number[], neg: number[]): number | undefined {
   return rankAuc([...pos, ...neg], [...pos.map(() => 1 as const), ...neg.map(() => 0 as const)]) ?? undefined;
 }
 
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const mid = Math.floor(s.length / 2);
+  return s.length % 2 === 1 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
+}
+
 const words = (s: string) => s.split(/\s+/).filter(Boolean).length;
 
 /** What a run measured, per triplet where it is a cost. */
@@ -207,6 +213,8 @@ export interface JudgingSummary {
   inputTokensPerTriplet: number;
   outputTokensPerTriplet: number;
   wallSPerTriplet: number;
+  /** The median triplet's wall seconds (a triplet slowed by other work on the machine moves the mean, not this). */
+  wallSMedianPerTriplet: number;
   /** Judgments (triplet × metric) without a score. */
   failedJudgments: number;
   faithfulnessAuc: number | undefined;
@@ -240,6 +248,7 @@ export function summarize(tool: string, records: JudgmentRecord[], common: Label
     inputTokensPerTriplet: sum((r) => r.inputTokens) / n,
     outputTokensPerTriplet: sum((r) => r.outputTokens) / n,
     wallSPerTriplet: sum((r) => r.seconds) / n,
+    wallSMedianPerTriplet: median(mine.map((r) => r.seconds)),
     failedJudgments: failed,
     faithfulnessAuc: aucOf('faithfulness', common),
     relevancyAuc: aucOf('relevancy', common),

@@ -149,6 +149,7 @@ function reportJudging(records: JudgmentRecord[], triplets: LabelledTriplet[]): 
   report('judge_input_tokens_per_triplet', 'tokens', 'lower', by((s) => s.inputTokensPerTriplet, true));
   report('judge_output_tokens_per_triplet', 'tokens', 'lower', by((s) => s.outputTokensPerTriplet, true));
   report('judge_wall_s_per_triplet', 's', 'lower', by((s) => s.wallSPerTriplet));
+  report('judge_wall_s_median_triplet', 's', 'lower', by((s) => s.wallSMedianPerTriplet));
   report('judge_failed_judgments', 'judgments', 'lower', by((s) => s.failedJudgments));
   report('judge_faithfulness_auc', 'AUC', 'higher', by((s) => s.faithfulnessAuc));
   report('judge_faithfulness_auc_length_matched', 'AUC', 'higher', by((s) => s.faithfulnessAucLengthMatched));
