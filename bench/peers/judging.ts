@@ -8,7 +8,7 @@
  * Each judgment is a record (`JudgmentRecord`) as it happens, so a run stopped after k rows compares the
  * tools on those k rows, and a later one resumes with `--offset`.
  */
-import { auc as rankAuc } from '../../src/calibration/measures.ts';
+import { auc as rankAuc, aucWithInterval } from '../../src/calibration/measures.ts';
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -62,6 +62,8 @@ export interface JudgmentRecord {
   seconds: number;
   /** Why a judgment has no score. */
   errors: string[];
+  /** The metrics the tool has (absent: both); one it lacks is not a failed judgment. */
+  offers?: Array<'faithfulness' | 'relevancy'>;
 }
 
 /** A tool that judges one triplet at a time (the tools take turns row by row, so a stopped run is still a fair comparison). */
@@ -218,10 +220,27 @@ export interface JudgingSummary {
   /** Judgments (triplet × metric) without a score. */
   failedJudgments: number;
   faithfulnessAuc: number | undefined;
+  /** Its 95 % DeLong interval (absent with one class or zero variance). */
+  faithfulnessAuc95?: [number, number];
   relevancyAuc: number | undefined;
+  relevancyAuc95?: [number, number];
   /** AUC on the rows whose two answers differ by at most one word (DESIGN §24: length alone separates HaluEval's classes). */
   faithfulnessAucLengthMatched: number | undefined;
   lengthMatchedPairs: number;
+}
+
+/**
+ * The local judge's scores of the development file (`tests/fixtures/halueval-local-scores.json`, made
+ * by scripts/local-judge-halueval.ts: row i's right and hallucinated answers) as records of the tool
+ * `ragwatch_local`: its `claim_support` is its faithfulness; it has no relevancy metric. Its cost is
+ * in process, not LLM calls (docs/judges.md): calls and tokens are 0, seconds unrecorded (0).
+ */
+export function fromLocalFixture(fixture: { right: Array<Record<string, number>>; hallucinated: Array<Record<string, number>> }): JudgmentRecord[] {
+  const of = (row: number, label: 0 | 1, scores: Record<string, number> | undefined): JudgmentRecord => ({
+    tool: 'ragwatch_local', id: `h${row}-${label === 1 ? 'right' : 'hallucinated'}`, row, label, faithfulness: num(scores?.claim_support),
+    calls: 0, failedCalls: 0, inputTokens: 0, outputTokens: 0, seconds: 0, errors: [], offers: ['faithfulness'],
+  });
+  return fixture.right.flatMap((r, row) => [of(row, 1, r), of(row, 0, fixture.hallucinated[row])]);
 }
 
 /**
@@ -233,10 +252,16 @@ export function summarize(tool: string, records: JudgmentRecord[], common: Label
   const of = new Map(records.filter((r) => r.tool === tool).map((r) => [r.id, r]));
   const mine = common.map((t) => of.get(t.id)!);
   const sum = (f: (r: JudgmentRecord) => number) => mine.reduce((a, r) => a + f(r), 0);
-  const failed = mine.reduce((a, r) => a + (r.faithfulness === undefined ? 1 : 0) + (r.relevancy === undefined ? 1 : 0), 0);
+  const offered = (r: JudgmentRecord, m: 'faithfulness' | 'relevancy') => r.offers?.includes(m) ?? true;
+  const failed = mine.reduce((a, r) => a + (offered(r, 'faithfulness') && r.faithfulness === undefined ? 1 : 0) + (offered(r, 'relevancy') && r.relevancy === undefined ? 1 : 0), 0);
   const aucOf = (metric: 'faithfulness' | 'relevancy', subset: LabelledTriplet[]) => {
     const values = (label: 0 | 1) => subset.filter((t) => t.label === label).map((t) => of.get(t.id)?.[metric]).filter((v): v is number => typeof v === 'number');
     return auc(values(1), values(0));
+  };
+  const interval = <K extends string>(key: K, metric: 'faithfulness' | 'relevancy'): Partial<Record<K, [number, number]>> => {
+    const scored = common.filter((t) => typeof of.get(t.id)?.[metric] === 'number');
+    const a = aucWithInterval(scored.map((t) => of.get(t.id)![metric]!), scored.map((t) => t.label));
+    return a?.lower != null && a.upper != null ? ({ [key]: [a.lower, a.upper] } as Partial<Record<K, [number, number]>>) : {};
   };
   const byRow = new Map<number, LabelledTriplet[]>();
   for (const t of common) byRow.set(t.row, [...(byRow.get(t.row) ?? []), t]);
@@ -251,7 +276,9 @@ export function summarize(tool: string, records: JudgmentRecord[], common: Label
     wallSMedianPerTriplet: median(mine.map((r) => r.seconds)),
     failedJudgments: failed,
     faithfulnessAuc: aucOf('faithfulness', common),
+    ...interval('faithfulnessAuc95', 'faithfulness'),
     relevancyAuc: aucOf('relevancy', common),
+    ...interval('relevancyAuc95', 'relevancy'),
     faithfulnessAucLengthMatched: aucOf('faithfulness', matched),
     lengthMatchedPairs: matched.length / 2,
   };

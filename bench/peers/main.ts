@@ -33,7 +33,7 @@ import { llamaServerVenv, startLlamaServer, type LlamaServer } from '../../tests
 import { testModel } from '../../tests/helpers/test-model.ts';
 import { emit, QUICK, type Figure } from '../lib.ts';
 import { burst, fixedRate, ragBodies, startServer, type BurstResult, type FixedRateResult } from './ingest.ts';
-import { commonTriplets, fromLlmJudgeReal, haluevalTriplets, judgeTriplet, pythonPeerJudge, ragwatchEmbeddedJudge, ragwatchLlmJudge, summarize, type JudgingSummary, type JudgmentRecord, type LabelledTriplet, type TripletJudge } from './judging.ts';
+import { commonTriplets, fromLlmJudgeReal, fromLocalFixture, haluevalTriplets, judgeTriplet, pythonPeerJudge, ragwatchEmbeddedJudge, ragwatchLlmJudge, summarize, type JudgingSummary, type JudgmentRecord, type LabelledTriplet, type TripletJudge } from './judging.ts';
 import { startLlmProxy } from './llm-proxy.ts';
 
 const { values: args } = parseArgs({
@@ -125,9 +125,12 @@ async function ingest(): Promise<void> {
   report('fixed_rate_spans_per_s', 'spans/s', 'higher', of(fixed, (f) => f.spansPerS));
 }
 
-/** Reads records written by `--out` (and `scripts/llm-judge-real.ts`'s, as ragwatch's) from `files`. */
+/**
+ * Reads records written by `--out` from `files`; also `scripts/llm-judge-real.ts`'s (as ragwatch's) and
+ * the local judge's fixture (a `.json` file, as `ragwatch_local`'s).
+ */
 function readRecords(files: string[]): JudgmentRecord[] {
-  return files.flatMap((f) => readFileSync(f, 'utf8').split('\n').filter((l) => l.startsWith('{')).map((l) => {
+  return files.flatMap((f) => f.endsWith('.json') ? fromLocalFixture(JSON.parse(readFileSync(f, 'utf8')) as Parameters<typeof fromLocalFixture>[0]) : readFileSync(f, 'utf8').split('\n').filter((l) => l.startsWith('{')).map((l) => {
     const o = JSON.parse(l) as JudgmentRecord & Parameters<typeof fromLlmJudgeReal>[0];
     return typeof o.tool === 'string' ? o : fromLlmJudgeReal(o);
   }));
@@ -143,13 +146,16 @@ function reportJudging(records: JudgmentRecord[], triplets: LabelledTriplet[]): 
   const tools = [...new Set(records.map((r) => r.tool))];
   const summaries = tools.map((tool) => summarize(tool, records, common));
   for (const s of summaries) process.stderr.write(`peers judging ${s.tool}: ${JSON.stringify(s)}\n`);
-  const by = (f: (s: JudgingSummary) => number | undefined, onlyLlm = false) => Object.fromEntries(summaries.filter((s) => !onlyLlm || s.tool !== 'ragwatch_embedded').map((s) => [s.tool, f(s)]));
+  const noLlm = new Set(['ragwatch_embedded', 'ragwatch_local']);
+  const by = (f: (s: JudgingSummary) => number | undefined, onlyLlm = false) => Object.fromEntries(summaries.filter((s) => !onlyLlm || !noLlm.has(s.tool)).map((s) => [s.tool, f(s)]));
   report('judge_triplets', 'triplets', 'higher', by((s) => s.triplets));
   report('judge_llm_calls_per_triplet', 'calls', 'lower', by((s) => s.callsPerTriplet, true));
   report('judge_input_tokens_per_triplet', 'tokens', 'lower', by((s) => s.inputTokensPerTriplet, true));
   report('judge_output_tokens_per_triplet', 'tokens', 'lower', by((s) => s.outputTokensPerTriplet, true));
-  report('judge_wall_s_per_triplet', 's', 'lower', by((s) => s.wallSPerTriplet));
-  report('judge_wall_s_median_triplet', 's', 'lower', by((s) => s.wallSMedianPerTriplet));
+  // The local judge's fixture records no time (its cost per answer: bench local-judge).
+  const timed = (f: (s: JudgingSummary) => number) => by((s) => (s.tool === 'ragwatch_local' ? undefined : f(s)));
+  report('judge_wall_s_per_triplet', 's', 'lower', timed((s) => s.wallSPerTriplet));
+  report('judge_wall_s_median_triplet', 's', 'lower', timed((s) => s.wallSMedianPerTriplet));
   report('judge_failed_judgments', 'judgments', 'lower', by((s) => s.failedJudgments));
   report('judge_faithfulness_auc', 'AUC', 'higher', by((s) => s.faithfulnessAuc));
   report('judge_faithfulness_auc_length_matched', 'AUC', 'higher', by((s) => s.faithfulnessAucLengthMatched));

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { commonTriplets, fromLlmJudgeReal, summarize, type JudgmentRecord, type LabelledTriplet } from '../../../bench/peers/judging.ts';
+import { commonTriplets, fromLlmJudgeReal, fromLocalFixture, summarize, type JudgmentRecord, type LabelledTriplet } from '../../../bench/peers/judging.ts';
 
 const triplet = (row: number, label: 0 | 1, answer: string): LabelledTriplet => ({ id: `h${row}-${label === 1 ? 'right' : 'hallucinated'}`, row, label, question: 'q', contexts: ['k'], answer });
 const record = (tool: string, t: LabelledTriplet, faithfulness: number | undefined, extra: Partial<JudgmentRecord> = {}): JudgmentRecord => ({
@@ -26,11 +26,23 @@ describe('the peer bench reads its records', () => {
     expect(a).toMatchObject({ triplets: 4, callsPerTriplet: 2, inputTokensPerTriplet: 100, outputTokensPerTriplet: 10, failedJudgments: 0, faithfulnessAuc: 1, lengthMatchedPairs: 1, faithfulnessAucLengthMatched: 1 });
     expect(a.wallSPerTriplet).toBeCloseTo(106 / 4, 12);
     expect(a.wallSMedianPerTriplet).toBe(2.5);
+    // Perfect separation: no DeLong interval (zero variance); b's 0.5 has one around it.
+    expect(a.faithfulnessAuc95).toBeUndefined();
     // b: positives 0.1, 0.7 against the one negative it scored, 0.6: one of two pairs ranked right.
     const b = summarize('b', records, common);
     expect(b).toMatchObject({ callsPerTriplet: 5, failedJudgments: 1, faithfulnessAuc: 0.5, faithfulnessAucLengthMatched: 0 });
     // Every relevancy is 0.5: ties count one half.
     expect(b.relevancyAuc).toBe(0.5);
+    expect(b.faithfulnessAuc95![0]).toBeLessThan(0.5);
+    expect(b.faithfulnessAuc95![1]).toBeGreaterThan(0.5);
+  });
+
+  it('reads the local judge fixture as ragwatch_local records: faithfulness only, its missing relevancy not a failure', () => {
+    const local = fromLocalFixture({ right: [{ claim_support: 0.9 }, { claim_support: 0.8 }], hallucinated: [{ claim_support: 0.1 }, {}] });
+    expect(local.map((r) => r.id)).toEqual(['h0-right', 'h0-hallucinated', 'h1-right', 'h1-hallucinated']);
+    const s = summarize('ragwatch_local', local, ts.slice(0, 4));
+    // One hallucinated answer without claim_support: one failed judgment, left out of the AUC.
+    expect(s).toMatchObject({ failedJudgments: 1, faithfulnessAuc: 1, relevancyAuc: undefined, callsPerTriplet: 0 });
   });
 
   it('reads scripts/llm-judge-real.ts records as ragwatch LLM judge records', () => {
