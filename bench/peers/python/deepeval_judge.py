@@ -12,6 +12,9 @@ import argparse, json, os, sys, time
 
 os.environ.setdefault("DEEPEVAL_TELEMETRY_OPT_OUT", "1")
 os.environ.setdefault("DEEPEVAL_UPDATE_WARNING_OPT_IN", "0")
+# DeepEval gives each metric 180 s by default (all its attempts together), which a 1.5B model on two CPU
+# cores passes when the machine is busy: the same 30 minutes the other tools' clients get (--timeout).
+os.environ.setdefault("DEEPEVAL_PER_TASK_TIMEOUT_SECONDS_OVERRIDE", "1800")
 
 from deepeval.metrics import AnswerRelevancyMetric, FaithfulnessMetric  # noqa: E402
 from deepeval.models.llms.local_model import LocalModel  # noqa: E402
