@@ -245,7 +245,8 @@ export function fromLocalFixture(fixture: { right: Array<Record<string, number>>
 
 /**
  * Costs, failures and AUCs of one tool's records, on the triplets every tool judged (`common`: a stopped
- * or resumed run compares like with like). A failed judgment is left out of the AUC (and counted).
+ * or resumed run compares like with like). A failed judgment is left out of the AUC (and counted). A
+ * triplet judged twice by a tool (a failure judged again, appended to the same file) counts its last record.
  */
 export function summarize(tool: string, records: JudgmentRecord[], common: LabelledTriplet[]): JudgingSummary {
   const n = common.length;
