@@ -1,7 +1,8 @@
 /**
  * Judges a triplet's `llm` evaluators in one call through the LLM judge's client (its retries, circuit
  * breaker, token limiter and usage accounting): at most one repair call when the answer, or a field of
- * it, is malformed; a field still malformed after it leaves its metric skipped (`malformed_output`),
+ * it, is malformed — the built-in steps' repair ({@link repairCall}: a cut answer asked afresh with
+ * repeats penalised); a field still malformed after it leaves its metric skipped (`malformed_output`),
  * never scored. Results are cached by (evaluators, model, texts) like the built-in results.
  * A transport failure that may pass (429, 5xx, timeouts) fails the triplet as the built-in calls do
  * (the scorer retries it; the built-in results are cached); one that will not (a 4xx) skips the
@@ -14,7 +15,7 @@ import type { JudgeFailure } from '../types.ts';
 import type { LlmClient } from './client.ts';
 import { EVALUATOR_PROMPT_VERSION, evaluatorStep, type EvaluatorData, type EvaluatorVerdict, type LlmEvaluator } from './evaluator-step.ts';
 import { failureReason } from './outcomes.ts';
-import { repairMessage } from './prompts.ts';
+import { invalidProblem, repairCall } from './step.ts';
 
 /** Scores, skips and explanations of the `llm` evaluators of one triplet. */
 export interface LlmEvaluations {
@@ -62,8 +63,12 @@ export class LlmEvaluators {
     const step = evaluatorStep(data, this.#evaluators);
     const verdicts = new Map<string, EvaluatorVerdict>();
     let messages = step.messages;
+    let frequencyPenalty: number | undefined;
     for (let attempt = 0; attempt < 2; attempt++) {
-      const res = await this.#client.complete({ messages, schemaName: `ragwatch_${step.name}`, jsonSchema: step.jsonSchema, ...(step.outputTokens !== undefined ? { outputTokens: step.outputTokens } : {}) }, signal);
+      const res = await this.#client.complete(
+        { messages, schemaName: `ragwatch_${step.name}`, jsonSchema: step.jsonSchema, ...(step.outputTokens !== undefined ? { outputTokens: step.outputTokens } : {}), ...(frequencyPenalty !== undefined ? { frequencyPenalty } : {}) },
+        signal,
+      );
       if (!res.ok) {
         this.#client.noteOutcome(step.name, failureReason(res.error.code, res.error.message));
         if (res.retriable) return res;
@@ -80,11 +85,11 @@ export class LlmEvaluators {
         for (const [name, p] of parsed.value.problems) if (!verdicts.has(name)) problems.set(name, p);
       }
       if (problems.size === 0 || attempt === 1) {
-        this.#client.noteOutcome(step.name, problems.size > 0 ? 'malformed' : attempt === 0 ? 'valid_first_try' : 'valid_after_repair');
+        this.#client.noteOutcome(step.name, problems.size === 0 ? (attempt === 0 ? 'valid_first_try' : 'valid_after_repair') : res.truncated ? 'truncated' : 'malformed');
         break;
       }
-      const problem = [...problems.values()].slice(0, 3).join('; ');
-      messages = [...step.messages, { role: 'assistant', content: res.content.slice(0, 8000) }, { role: 'user', content: repairMessage(step.boundary, problem, step.contract) }];
+      // The same repair as the built-in steps': a cut answer is asked afresh with repeats penalised.
+      ({ messages, frequencyPenalty } = repairCall(step, res, invalidProblem(res, [...problems.values()].slice(0, 3).join('; '))));
     }
     const result = this.#skipAll(verdicts, 'malformed_output');
     // A malformed answer is not cached: the next sight of the same texts asks again.

@@ -115,6 +115,25 @@ export function stepMessages(boundary: Boundary, task: string, data: string[], c
  */
 export const TRUNCATION_FREQUENCY_PENALTY = 0.5;
 
+/** What to tell the model of an invalid answer: a cut-off answer is invalid because it ran long, not because the model ignored the format, so it is told that (and asked for less). */
+export function invalidProblem(res: { truncated?: boolean; outputTokens: number }, problem: string): string {
+  return res.truncated ? `the answer stopped at its output budget (${res.outputTokens} tokens) before its JSON was complete: list each item once, with fewer and shorter items` : problem;
+}
+
+/**
+ * The one repair call after an invalid answer `res` to `step`. A cut answer is mostly a small model
+ * repeating one list item until max_tokens: showing it the loop again invites more of it, so the call is
+ * asked afresh with the problem said and repeats penalised. Any other invalid answer is shown back
+ * with the problem.
+ */
+export function repairCall(step: Pick<Step<unknown>, 'messages' | 'boundary' | 'contract'>, res: { truncated?: boolean; content: string }, problem: string): { messages: ChatMessage[]; frequencyPenalty?: number } {
+  if (res.truncated) {
+    const last = step.messages.length - 1;
+    return { messages: step.messages.map((m, i) => (i === last ? { ...m, content: `${m.content}\n\n${repairMessage(step.boundary, problem, step.contract)}` } : m)), frequencyPenalty: TRUNCATION_FREQUENCY_PENALTY };
+  }
+  return { messages: [...step.messages, { role: 'assistant', content: res.content.slice(0, 8000) }, { role: 'user', content: repairMessage(step.boundary, problem, step.contract) }] };
+}
+
 /** What a step yields: its validated output, or why the call failed. */
 export type StepOutcome<T> = { ok: true; value: T } | JudgeFailure;
 
@@ -139,19 +158,12 @@ export async function runStep<T>(client: LlmClient, step: Step<T>, usage: Usage,
       client.noteOutcome(step.name, attempt === 0 ? 'valid_first_try' : 'valid_after_repair');
       return parsed;
     }
-    // A cut-off answer is invalid because it ran long, not because the model ignored the format: say so (the repair asks for less; the failure is counted apart).
-    const problem = res.truncated ? `the answer stopped at its output budget (${res.outputTokens} tokens) before its JSON was complete: list each item once, with fewer and shorter items` : parsed.problem;
+    const problem = invalidProblem(res, parsed.problem);
     if (attempt === 1) {
       client.noteOutcome(step.name, res.truncated ? 'truncated' : 'malformed');
       return { ok: false, retriable: false, error: new RagwatchError('RAGWATCH_JUDGE_MALFORMED', `judge answer to ${step.name} invalid after one repair: ${problem}`) };
     }
-    if (res.truncated) {
-      // A cut answer is mostly a small model repeating one list item until max_tokens: showing it the loop
-      // again invites more of it, so the call is asked afresh with the problem said and repeats penalised.
-      const last = step.messages.length - 1;
-      messages = step.messages.map((m, i) => (i === last ? { ...m, content: `${m.content}\n\n${repairMessage(step.boundary, problem, step.contract)}` } : m));
-      frequencyPenalty = TRUNCATION_FREQUENCY_PENALTY;
-    } else messages = [...step.messages, { role: 'assistant', content: res.content.slice(0, 8000) }, { role: 'user', content: repairMessage(step.boundary, problem, step.contract) }];
+    ({ messages, frequencyPenalty } = repairCall(step, res, problem));
   }
   throw new Error('unreachable');
 }

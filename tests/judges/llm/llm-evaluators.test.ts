@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import { LlmClient } from '../../../src/judges/llm/client.ts';
+import { LlmEvaluators } from '../../../src/judges/llm/llm-evaluators.ts';
 import { LlmJudge, type LlmJudgeOptions } from '../../../src/judges/llm/llm-judge.ts';
+import { TRUNCATION_FREQUENCY_PENALTY } from '../../../src/judges/llm/step.ts';
+import { createInstruments } from '../../../src/telemetry/instruments.ts';
 import type { LlmEvaluator } from '../../../src/judges/llm/evaluator-step.ts';
 import type { JudgeResult } from '../../../src/judges/types.ts';
 import { useFakeOpenAI, type FakeRequest } from '../../fakes/openai-server.ts';
@@ -170,5 +174,43 @@ describe('llm evaluators: malformed answers make the metric skipped, never score
     expect(fake.requests).toHaveLength(0);
     expect(b.scores).toEqual(a.scores);
     expect(b.details.evaluators).toEqual(a.details.evaluators);
+  });
+});
+
+describe('llm evaluators: an answer cut at max_tokens gets the built-in steps’ repair', () => {
+  const data = { query: CLOCK_QUERY, sources: CLOCK_SOURCES, response: CLOCK_RESPONSE, history: [] };
+  const usage = () => ({ calls: 0, inputTokens: 0, outputTokens: 0, durationMs: 0 });
+  const cut = { content: '{"call": "x", "evaluations": {"no_dosage_advice": {"label": "pass", "reason": "It gives no dose and no dose and no dose', completionTokens: 300, finishReason: 'length' as const };
+  const setup = () => {
+    const instruments = createInstruments({ processMetrics: false });
+    const client = new LlmClient({ baseUrl: fake.baseURL, apiKey: 'k', model: 'judge-model', retryBaseMs: 5, maxRetries: 1, instruments });
+    return { instruments, evaluators: new LlmEvaluators(client, EVALUATORS) };
+  };
+  const failures = async (instruments: ReturnType<typeof createInstruments>, reason: string) => (await instruments.judgeFailures.get()).values.find((v) => v.labels.step === 'evaluators' && v.labels.reason === reason)?.value ?? 0;
+
+  it('is asked afresh (the loop not shown again) with the problem said and repeats penalised, then scored', async () => {
+    fake.setResponder((req) => (req.body && 'frequency_penalty' in req.body ? oracleResponder()(req) : cut));
+    const { evaluators } = setup();
+    const r = await evaluators.judge(data, usage());
+    if (!r.ok) throw new Error(r.error.message);
+    expect(r.skipped).toEqual({});
+    expect(r.scores.no_dosage_advice).toBe(1);
+    const [first, second] = fake.requests.map((q) => q.body as { messages: Array<{ role: string; content: string }>; frequency_penalty?: number });
+    expect(second!.messages.map((m) => m.role)).toEqual(first!.messages.map((m) => m.role));
+    expect(second!.messages.at(-1)!.content.startsWith(first!.messages.at(-1)!.content)).toBe(true);
+    expect(second!.messages.at(-1)!.content).toContain('stopped at its output budget (300 tokens)');
+    expect(first!.frequency_penalty).toBeUndefined();
+    expect(second!.frequency_penalty).toBe(TRUNCATION_FREQUENCY_PENALTY);
+  });
+
+  it('cut twice: every evaluator skipped as malformed_output, the failure counted as truncated (not malformed)', async () => {
+    fake.setResponder(() => cut);
+    const { evaluators, instruments } = setup();
+    const r = await evaluators.judge(data, usage());
+    if (!r.ok) throw new Error(r.error.message);
+    expect(r.skipped).toEqual({ no_dosage_advice: 'malformed_output', answer_tone: 'malformed_output', on_topic: 'malformed_output' });
+    expect(r.scores).toEqual({});
+    expect(await failures(instruments, 'truncated')).toBe(1);
+    expect(await failures(instruments, 'malformed')).toBe(0);
   });
 });
