@@ -3,7 +3,7 @@
  * (its SQLite store) and to `ragwatch start` (capture only: `sampling.rate: 0`, nothing judged, as
  * Phoenix judges nothing on ingest), one server after the other on the same machine.
  *
- * Burst: every body sent as fast as the server accepts it (4 requests in flight; a refused body — 503,
+ * Burst: every body sent as fast as the server accepts it (4 requests in flight, `--in-flight`; a refused body — 503,
  * 429 — is sent again after 50 ms), then the time from the last accepted send until the last trace is
  * visible (Phoenix: its REST span search finds every span of the last bodies; ragwatch: its triplet
  * counter reaches the trace count). CPU seconds of the server's process tree from /proc, peak RSS of the
@@ -22,7 +22,8 @@ import { cpuSeconds, rssMb, rssSampler } from './proc.ts';
 /** Spans per trace: chain root, retriever (5 chunks), LLM (prompt and answer). */
 const SPANS_PER_TRACE = 3;
 const TRACES_PER_BODY = 20;
-const IN_FLIGHT = 4;
+/** Burst requests in flight by default (`--in-flight`). */
+export const IN_FLIGHT = 4;
 
 /** One body: its protobuf bytes and its trace ids (hex). */
 interface Body {
@@ -165,8 +166,8 @@ export interface BurstResult {
   idleCpuShare: number;
 }
 
-/** Sends every body as fast as `server` accepts them; then waits until the last trace is visible. */
-export async function burst(server: Server, bodies: Body[], spans: number): Promise<BurstResult> {
+/** Sends every body as fast as `server` accepts them (`inFlight` requests at once); then waits until the last trace is visible. */
+export async function burst(server: Server, bodies: Body[], spans: number, inFlight = IN_FLIGHT): Promise<BurstResult> {
   const idle0 = cpuSeconds(server.pid);
   await new Promise((r) => setTimeout(r, 3000));
   const idleCpuShare = (cpuSeconds(server.pid) - idle0) / 3;
@@ -178,7 +179,7 @@ export async function burst(server: Server, bodies: Body[], spans: number): Prom
   const refused: Record<number, number> = {};
   const lastBodies: Body[] = [];
   await Promise.all(
-    Array.from({ length: IN_FLIGHT }, async () => {
+    Array.from({ length: inFlight }, async () => {
       while (next < bodies.length) {
         const body = bodies[next++]!;
         for (;;) {
@@ -194,7 +195,7 @@ export async function burst(server: Server, bodies: Body[], spans: number): Prom
   const sentS = (performance.now() - t0) / 1000;
   const tSent = performance.now();
   // The last traces accepted: the bodies of the last round of requests in flight.
-  const lastIds = lastBodies.slice(-IN_FLIGHT).flatMap((b) => b.traceIds);
+  const lastIds = lastBodies.slice(-inFlight).flatMap((b) => b.traceIds);
   const totalTraces = bodies.reduce((n, b) => n + b.traceIds.length, 0);
   await waitFor(() => server.visible(lastIds, totalTraces), 600_000, 200);
   const visibleAfterS = (performance.now() - tSent) / 1000;

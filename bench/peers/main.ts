@@ -18,6 +18,7 @@
  *   node bench/peers/main.ts --quick               CI: ingest 1,200 spans and 10 s; judging skipped (says why) unless --base-url
  *   node bench/peers/main.ts --base-url http://127.0.0.1:8080/v1 --model NAME   judge against a running server
  *   node bench/peers/main.ts --skip-ingest --triplets 10   only the judging half, 10 triplets
+ *   node bench/peers/main.ts --skip-judging --in-flight 16   only the ingest half, 16 burst requests in flight (default 4)
  *   node bench/peers/main.ts --skip-ingest --out r.jsonl [--offset 40]   each judgment appended to r.jsonl (resume at triplet 40)
  *   node bench/peers/main.ts --skip-ingest --summarize r.jsonl [--summarize ragwatch.jsonl]   the figures of recorded runs
  *
@@ -32,7 +33,7 @@ import { loadEmbeddingModel } from '../../src/judges/embedded/model.ts';
 import { llamaServerVenv, startLlamaServer, type LlamaServer } from '../../tests/helpers/llama-server.ts';
 import { testModel } from '../../tests/helpers/test-model.ts';
 import { emit, QUICK, type Figure } from '../lib.ts';
-import { burst, fixedRate, ragBodies, startServer, type BurstResult, type FixedRateResult } from './ingest.ts';
+import { burst, fixedRate, IN_FLIGHT, ragBodies, startServer, type BurstResult, type FixedRateResult } from './ingest.ts';
 import { commonTriplets, fromLlmJudgeReal, fromLocalFixture, haluevalTriplets, judgeTriplet, pythonPeerJudge, ragwatchEmbeddedJudge, ragwatchLlmJudge, summarize, type JudgingSummary, type JudgmentRecord, type LabelledTriplet, type TripletJudge } from './judging.ts';
 import { startLlmProxy } from './llm-proxy.ts';
 
@@ -53,6 +54,8 @@ const { values: args } = parseArgs({
     /** Judging: only these tools (comma-separated: ragwatch, ragwatch_answer — judge.llm.sourceMetrics false —, ragas, deepeval, ragwatch_embedded). */
     tools: { type: 'string', default: 'ragwatch,ragas,deepeval,ragwatch_embedded' },
     spans: { type: 'string' },
+    /** Ingest: burst requests in flight (default 4). */
+    'in-flight': { type: 'string' },
     'fixed-seconds': { type: 'string' },
     file: { type: 'string', default: new URL('../../../shared/data/halueval/qa_one_turn.jsonl', import.meta.url).pathname },
   },
@@ -88,9 +91,11 @@ async function ingest(): Promise<void> {
   const spans = Number(args.spans ?? (QUICK ? 1_200 : 20_000));
   const fixedSeconds = Number(args['fixed-seconds'] ?? (QUICK ? 10 : 60));
   const rate = 500;
+  const inFlight = Number(args['in-flight'] ?? IN_FLIGHT);
+  if (!Number.isInteger(inFlight) || inFlight < 1) throw new Error(`--in-flight must be a whole number ≥ 1, got ${args['in-flight']}`);
   const phoenixVenv = peerEnvs(['phoenix']).get('phoenix')!;
   const phoenixVersion = spawnSync(`${phoenixVenv}/bin/python`, ['-c', 'import importlib.metadata as m; print(m.version("arize-phoenix"))'], { encoding: 'utf8' }).stdout.trim();
-  process.stderr.write(`peers ingest: ${spans} spans (5 chunks of 800 chars a trace), arize-phoenix ${phoenixVersion}; fixed rate ${rate} spans/s for ${fixedSeconds} s\n`);
+  process.stderr.write(`peers ingest: ${spans} spans (5 chunks of 800 chars a trace), arize-phoenix ${phoenixVersion}; burst ${inFlight} requests in flight; fixed rate ${rate} spans/s for ${fixedSeconds} s\n`);
   const bursts: Record<string, BurstResult> = {};
   const fixed: Record<string, FixedRateResult> = {};
   for (const tool of ['phoenix', 'ragwatch'] as const) {
@@ -99,7 +104,7 @@ async function ingest(): Promise<void> {
     try {
       const warm = ragBodies(300);
       await burst(server, warm, 300);
-      bursts[tool] = await burst(server, ragBodies(spans), spans);
+      bursts[tool] = await burst(server, ragBodies(spans), spans, inFlight);
       process.stderr.write(`peers ingest ${tool}: ${JSON.stringify(bursts[tool])}\n`);
     } finally {
       await server.stop();
